@@ -1,0 +1,218 @@
+"""The `cortexd` command: serve, proxy, and script verbs over gRPC. Imports stay lazy so `cortexd proxy` starts fast."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def _add_client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--daemon", help="daemon address: unix:/path.sock or HOST:PORT (default: $CORTEXD_ADDRESS or the user socket)")
+    parser.add_argument("--namespace", help="namespace to work in (default: 'default')")
+    parser.add_argument("--token-file", help="bearer token file for TCP (default: $CORTEXD_TOKEN_FILE)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cortexd", description="Long-term memory for AI agents.")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    serve = verbs.add_parser("serve", help="run the memory daemon in the foreground")
+    serve.add_argument("--listen", help="unix:/path.sock or HOST:PORT (TCP needs --token-file)")
+    serve.add_argument("--data-dir", help="where the store lives (default: $CORTEXD_DATA_DIR or the user data dir)")
+    serve.add_argument("--token-file", help="bearer token clients must present over TCP")
+    serve.add_argument("--max-content-bytes", type=int, default=64 * 1024, help="largest memory accepted (default 65536)")
+    serve.add_argument("--workers", type=int, default=4, help="worker threads for store work (default 4)")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+
+    proxy = verbs.add_parser("proxy", help="run the MCP server a host starts over stdio")
+    proxy.add_argument("--daemon", help="daemon address (default: $CORTEXD_ADDRESS or the user socket)")
+    proxy.add_argument("--namespace", help="namespace for this host (default: the git repository name of the cwd, else 'default')")
+    proxy.add_argument("--token-file", help="bearer token file for TCP (default: $CORTEXD_TOKEN_FILE)")
+    proxy.add_argument("--no-auto-start", dest="auto_start", action="store_false", help="do not start a daemon when none answers")
+    proxy.add_argument("--data-dir", help="data dir for an auto-started daemon")
+    proxy.add_argument("--timeout", type=float, default=30.0, help="deadline in seconds for each forwarded call")
+    proxy.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead of stdio")
+
+    status = verbs.add_parser("status", help="show the daemon's status")
+    _add_client_options(status)
+
+    remember = verbs.add_parser("remember", help="save a memory")
+    remember.add_argument("text")
+    remember.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
+    remember.add_argument("--strength", type=float, help="importance in [0, 2]")
+    _add_client_options(remember)
+
+    search = verbs.add_parser("search", help="search memories")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--tag", action="append", default=[], help="only memories with this tag (repeatable)")
+    _add_client_options(search)
+
+    get = verbs.add_parser("get", help="show memories by id")
+    get.add_argument("ids", nargs="+")
+    _add_client_options(get)
+
+    importer = verbs.add_parser("import", help='bulk-import JSONL: {"id","text","namespace"?,"timestamp"?} per line')
+    importer.add_argument("file", help="JSONL file, or - for stdin")
+    _add_client_options(importer)
+
+    tools = verbs.add_parser("tools", help="list the MCP tools the daemon offers")
+    _add_client_options(tools)
+
+    call = verbs.add_parser("call", help="call any MCP tool with JSON arguments, as a host would")
+    call.add_argument("tool")
+    call.add_argument("arguments", nargs="?", default="{}", help="JSON object")
+    _add_client_options(call)
+
+    bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
+    bench.add_argument("suite", choices=["transport"])
+    bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.verb == "serve":
+        return _serve(args)
+    if args.verb == "proxy":
+        return _proxy(args)
+    if args.verb == "bench":
+        from memory_daemon.bench import run_bench
+
+        return run_bench(args.suite, quick=args.quick)
+    return _client_verb(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from cortexd.connect import read_token, resolve_address
+    from memory_daemon.config import DaemonSettings, Limits, default_data_dir
+    from memory_daemon.logs import configure_logging
+    from memory_daemon.server import run
+
+    configure_logging(args.log_level)
+    try:
+        settings = DaemonSettings(
+            data_dir=Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(),
+            listen=resolve_address(args.listen),
+            token=read_token(args.token_file),
+            limits=Limits(max_content_bytes=args.max_content_bytes),
+            worker_threads=args.workers,
+        )
+    except (OSError, ValueError) as error:
+        print(f"cortexd: {error}", file=sys.stderr)
+        return 2
+    return run(settings)
+
+
+def _proxy(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from cortexd.connect import read_token, resolve_address
+    from memory_daemon import __version__
+    from proxy_server.daemon_link import DaemonLink
+    from proxy_server.namespace import namespace_for
+    from proxy_server.server import run_http, run_stdio
+
+    link = DaemonLink(
+        address=resolve_address(args.daemon),
+        namespace=args.namespace or namespace_for(Path.cwd()),
+        token=read_token(args.token_file),
+        auto_start=args.auto_start,
+        data_dir=args.data_dir,
+        call_timeout=args.timeout,
+    )
+    if args.http:
+        host, _, port = args.http.rpartition(":")
+        asyncio.run(run_http(link, __version__, host or "127.0.0.1", int(port)))
+    else:
+        asyncio.run(run_stdio(link, __version__))
+    return 0
+
+
+def _client_verb(args: argparse.Namespace) -> int:
+    import grpc
+
+    from cortexd.connect import read_token
+    from memory_daemon.client import CortexdClient, as_dict
+
+    try:
+        client = CortexdClient(args.daemon, args.namespace, read_token(args.token_file))
+    except (OSError, ValueError) as error:
+        print(f"cortexd: {error}", file=sys.stderr)
+        return 2
+    try:
+        with client:
+            return _run_verb(client, args, as_dict)
+    except grpc.RpcError as error:
+        code = error.code()
+        hint = " (is the daemon running? start it with `cortexd serve`)" if code == grpc.StatusCode.UNAVAILABLE else ""
+        print(f"cortexd: {code.name.lower()}: {error.details()}{hint}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as error:
+        print(f"cortexd: {error}", file=sys.stderr)
+        return 2
+
+
+def _print(args: argparse.Namespace, payload: dict, text: str) -> None:
+    print(json.dumps(payload, indent=2) if args.json else text)
+
+
+def _memory_line(memory: dict, score: float | None = None) -> str:
+    tags = f"  [{', '.join(memory['tags'])}]" if memory.get("tags") else ""
+    prefix = f"{score:.2f}  " if score is not None else ""
+    return f"{prefix}{memory['id']}  {memory['content']}{tags}"
+
+
+def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
+    if args.verb == "status":
+        status = as_dict(client.get_status())
+        _print(args, status, "\n".join(f"{k}: {v}" for k, v in status.items()))
+    elif args.verb == "remember":
+        fields = {"content": args.text, "tags": args.tag, "source": "cli"}
+        if args.strength is not None:
+            fields["strength"] = args.strength
+        memory = as_dict(client.save_memory(**fields))["memory"]
+        _print(args, memory, f"saved {memory['id']}")
+    elif args.verb == "search":
+        hits = as_dict(client.search_memory(query=args.query, limit=args.limit, tags=args.tag))["hits"]
+        _print(args, {"hits": hits},
+               "\n".join(_memory_line(h["memory"], h["score"]) for h in hits) or "no matches")
+    elif args.verb == "get":
+        memories = as_dict(client.open_memories(ids=args.ids))["memories"]
+        _print(args, {"memories": memories}, "\n".join(_memory_line(m) for m in memories))
+    elif args.verb == "import":
+        reply = as_dict(client.import_records(_read_jsonl(args.file)))
+        _print(args, reply, f"imported {reply['imported']}, skipped {reply['skipped']} already present"
+               + "".join(f"\nerror: {e}" for e in reply["errors"]))
+        return 1 if reply["errors"] else 0
+    elif args.verb == "tools":
+        tools = [{"name": t.name, "description": t.description, "input_schema": json.loads(t.input_schema_json)}
+                 for t in client.list_tools()]
+        _print(args, {"tools": tools}, "\n".join(f"{t['name']}: {t['description']}" for t in tools))
+    elif args.verb == "call":
+        result = client.call_tool(args.tool, json.loads(args.arguments))
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def _read_jsonl(path: str):
+    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    with stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not valid JSON: {error}") from None
+            if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+                raise ValueError(f'{path}:{number}: expected an object with a "text" string')
+            yield {key: str(record[key]) for key in ("id", "text", "namespace", "timestamp") if record.get(key) is not None}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""Synchronous Python client for scripts: one snake_case method per MemoryService RPC, derived from the proto."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message_factory import GetMessageClass
+
+from cortexd.connect import CHANNEL_OPTIONS, call_metadata, resolve_address
+from cortexd.v1 import cortexd_pb2 as pb
+from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
+
+_SERVICE = pb.DESCRIPTOR.services_by_name["MemoryService"]
+
+
+def snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+_UNARY_RPCS = {snake_case(m.name): m for m in _SERVICE.methods if not m.client_streaming}
+
+
+class CortexdClient:
+    """`client.save_memory(content=..., tags=[...])` calls SaveMemory and returns its reply message."""
+
+    def __init__(self, address: str | None = None, namespace: str | None = None, token: str | None = None,
+                 timeout: float = 30.0) -> None:
+        self.address = resolve_address(address)
+        self._channel = grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+        self._memory = pb_grpc.MemoryServiceStub(self._channel)
+        self._bridge = pb_grpc.McpBridgeStub(self._channel)
+        self._metadata = call_metadata(namespace, token)
+        self._timeout = timeout
+
+    def __getattr__(self, name: str):
+        method = _UNARY_RPCS.get(name)
+        if method is None:
+            raise AttributeError(f"CortexdClient has no RPC {name!r}; available: {', '.join(_UNARY_RPCS)}")
+        request_class = GetMessageClass(method.input_type)
+        stub_call = getattr(self._memory, method.name)
+
+        def call(**fields: Any):
+            return stub_call(request_class(**fields), timeout=self._timeout, metadata=self._metadata)
+
+        call.__name__ = name
+        return call
+
+    def import_records(self, records: Iterable[dict]) -> pb.ImportReply:
+        """Stream `{"id","text","namespace"?,"timestamp"?}` records to ImportMemories."""
+        messages = (json_format.ParseDict(r, pb.ImportRecord(), ignore_unknown_fields=True) for r in records)
+        return self._memory.ImportMemories(messages, metadata=self._metadata)
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call an MCP tool through the daemon's bridge, exactly as a proxy would."""
+        reply = self._bridge.CallTool(
+            pb.CallToolRequest(name=name, arguments_json=json.dumps(arguments)),
+            timeout=self._timeout, metadata=self._metadata,
+        )
+        return json.loads(reply.result_json)
+
+    def list_tools(self) -> list[pb.ToolSpec]:
+        return list(self._bridge.ListTools(pb.ListToolsRequest(), timeout=self._timeout, metadata=self._metadata).tools)
+
+    def wait_ready(self, timeout: float) -> None:
+        grpc.channel_ready_future(self._channel).result(timeout=timeout)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> "CortexdClient":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def as_dict(message) -> dict[str, Any]:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)

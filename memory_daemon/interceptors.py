@@ -1,0 +1,85 @@
+"""Server interceptors: bearer-token checks for TCP, and one structured log line per RPC with its latency."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+
+import grpc
+
+from cortexd.connect import AUTH_HEADER, NAMESPACE_HEADER
+from memory_daemon.logs import log_event
+
+_UNAUTHENTICATED_EXEMPT = ("/grpc.health.v1.Health/",)
+
+
+def _rebuild(handler: grpc.RpcMethodHandler, wrap) -> grpc.RpcMethodHandler:
+    """The same handler with its behaviour passed through wrap(behaviour)."""
+    kinds = (
+        ("unary_unary", grpc.unary_unary_rpc_method_handler),
+        ("unary_stream", grpc.unary_stream_rpc_method_handler),
+        ("stream_unary", grpc.stream_unary_rpc_method_handler),
+        ("stream_stream", grpc.stream_stream_rpc_method_handler),
+    )
+    for attribute, factory in kinds:
+        behaviour = getattr(handler, attribute)
+        if behaviour is not None:
+            return factory(
+                wrap(behaviour, attribute),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+    return handler
+
+
+class BearerTokenInterceptor(grpc.aio.ServerInterceptor):
+    """Rejects calls without `authorization: Bearer <token>`; compared in constant time, never logged."""
+
+    def __init__(self, token: str) -> None:
+        self._expected = f"Bearer {token}".encode()
+
+    async def intercept_service(self, continuation, details):
+        handler = await continuation(details)
+        if handler is None or details.method.startswith(_UNAUTHENTICATED_EXEMPT):
+            return handler
+        presented = dict(details.invocation_metadata or ()).get(AUTH_HEADER, "")
+        if hmac.compare_digest(presented.encode(), self._expected):
+            return handler
+
+        def deny(_behaviour, _kind):
+            async def rejected(_request, context):
+                await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
+
+            return rejected
+
+        return _rebuild(handler, deny)
+
+
+class AccessLogInterceptor(grpc.aio.ServerInterceptor):
+    async def intercept_service(self, continuation, details):
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        method = details.method
+        namespace = dict(details.invocation_metadata or ()).get(NAMESPACE_HEADER, "")
+
+        def logged(behaviour, kind):
+            if kind not in ("unary_unary", "stream_unary"):
+                return behaviour
+
+            async def timed(request, context):
+                started = time.perf_counter()
+                try:
+                    return await behaviour(request, context)
+                finally:
+                    code = context.code() or grpc.StatusCode.OK
+                    code_name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+                    log_event(
+                        "rpc", logging.INFO if code_name == "OK" else logging.WARNING, method=method,
+                        code=code_name, ms=round((time.perf_counter() - started) * 1000, 3), namespace=namespace,
+                    )
+
+            return timed
+
+        return _rebuild(handler, logged)

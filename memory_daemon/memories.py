@@ -1,0 +1,198 @@
+"""The memory domain: validates input, then saves, finds, opens, reinforces and imports memories."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from memory_daemon.config import Limits
+from memory_daemon.errors import InvalidArgument, NotFound
+from memory_daemon.search import MemorySearcher, ScoredMemory, SearchQuery
+from memory_daemon.store import MemoryRepository, MemoryRow
+from memory_daemon.timefmt import parse_iso, utc_now
+from cortexd.connect import GLOBAL_NAMESPACE
+
+DEFAULT_STRENGTH = 1.0
+MAX_STRENGTH = 2.0
+TOUCH_BOOST = 0.1
+DEFAULT_SEARCH_LIMIT = 10
+IMPORT_BATCH = 500
+
+
+_NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def checked_namespace(namespace: str) -> str:
+    """The namespace if it is 1-64 letters, digits, '.', '_' or '-' (starting alphanumeric)."""
+    if not _NAMESPACE.fullmatch(namespace):
+        raise InvalidArgument(
+            f"namespace {namespace[:80]!r} is invalid: use 1-64 letters, digits, '.', '_' or '-', starting alphanumeric"
+        )
+    return namespace
+
+
+def new_memory_id() -> str:
+    return "mem_" + uuid.uuid4().hex[:16]
+
+
+def visible_namespaces(namespace: str) -> tuple[str, ...]:
+    """A caller sees its own namespace and the shared global one."""
+    return (namespace,) if namespace == GLOBAL_NAMESPACE else (namespace, GLOBAL_NAMESPACE)
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    content: str
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    strength: float | None = None
+    source: str = ""
+    context: str = ""
+    session_id: str = ""
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    external_id: str
+    text: str
+    namespace: str
+    timestamp: str
+
+
+@dataclass
+class ImportOutcome:
+    imported: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class MemoryService:
+    def __init__(self, repository: MemoryRepository, searcher: MemorySearcher, limits: Limits) -> None:
+        self._repository = repository
+        self._searcher = searcher
+        self._limits = limits
+
+    def save(self, namespace: str, new: NewMemory) -> MemoryRow:
+        row = self._validated_row(namespace, new)
+        self._repository.insert(row)
+        return row
+
+    def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str) -> list[ScoredMemory]:
+        if not text.strip():
+            raise InvalidArgument("query must not be empty")
+        limit = limit or DEFAULT_SEARCH_LIMIT
+        if not 1 <= limit <= self._limits.max_search_limit:
+            raise InvalidArgument(f"limit must be between 1 and {self._limits.max_search_limit}, got {limit}")
+        query = SearchQuery(
+            namespaces=visible_namespaces(namespace),
+            text=text,
+            limit=limit,
+            tags=self._clean_tags(tags),
+            since=parse_iso(since, "since"),
+            until=parse_iso(until, "until"),
+        )
+        return self._searcher.search(query)
+
+    def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
+        wanted = list(dict.fromkeys(i.strip() for i in ids))
+        if not wanted or any(not i for i in wanted):
+            raise InvalidArgument("ids must be a non-empty list of memory ids")
+        if len(wanted) > self._limits.max_ids_per_open:
+            raise InvalidArgument(f"ids: at most {self._limits.max_ids_per_open} per call, got {len(wanted)}")
+        found = {row.id: row for row in self._repository.get_many(wanted, visible_namespaces(namespace))}
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            raise NotFound(f"no memory with id {', '.join(missing)} in namespace {namespace!r}")
+        return [found[i] for i in wanted]
+
+    def touch(self, namespace: str, memory_id: str, boost_strength: bool) -> MemoryRow:
+        if not memory_id.strip():
+            raise InvalidArgument("id must not be empty")
+        row = self._repository.record_use(
+            memory_id.strip(), visible_namespaces(namespace), utc_now(), TOUCH_BOOST if boost_strength else 0.0
+        )
+        if row is None:
+            raise NotFound(f"no memory with id {memory_id} in namespace {namespace!r}")
+        return row
+
+    def import_items(self, items: Iterable[ImportItem]) -> ImportOutcome:
+        """Store records in batches; each bad record is reported by id and skipped, the rest go in."""
+        outcome = ImportOutcome()
+        batch: list[ImportItem] = []
+        for item in items:
+            batch.append(item)
+            if len(batch) >= IMPORT_BATCH:
+                self._import_batch(batch, outcome)
+                batch = []
+        self._import_batch(batch, outcome)
+        return outcome
+
+    def count(self) -> int:
+        return self._repository.count()
+
+    def recent(self, namespace: str, limit: int) -> list[MemoryRow]:
+        return self._repository.recent(visible_namespaces(namespace), limit)
+
+    def _import_batch(self, batch: list[ImportItem], outcome: ImportOutcome) -> None:
+        rows: list[MemoryRow] = []
+        seen: set[tuple[str, str]] = set()
+        by_namespace: dict[str, list[str]] = {}
+        for item in batch:
+            by_namespace.setdefault(item.namespace, []).append(item.external_id)
+        existing = {
+            (ns, ext) for ns, ids in by_namespace.items() for ext in self._repository.existing_external_ids(ns, ids)
+        }
+        for item in batch:
+            key = (item.namespace, item.external_id)
+            if item.external_id and (key in existing or key in seen):
+                outcome.skipped += 1
+                continue
+            try:
+                row = self._validated_row(checked_namespace(item.namespace), NewMemory(content=item.text))
+                created = parse_iso(item.timestamp, "timestamp")
+            except InvalidArgument as error:
+                outcome.errors.append(f"record {item.external_id or '(no id)'}: {error}")
+                continue
+            if created is not None:
+                row = replace(row, created_at=created, last_used_at=created)
+            rows.append(replace(row, external_id=item.external_id or None))
+            seen.add(key)
+        self._repository.insert_many(rows)
+        outcome.imported += len(rows)
+
+    def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
+        limits = self._limits
+        content = new.content.strip()
+        if not content:
+            raise InvalidArgument("content must not be empty")
+        size = len(content.encode("utf-8"))
+        if size > limits.max_content_bytes:
+            raise InvalidArgument(f"content is {size} bytes; the limit is {limits.max_content_bytes} bytes")
+        strength = DEFAULT_STRENGTH if new.strength is None else new.strength
+        if not 0.0 <= strength <= MAX_STRENGTH:
+            raise InvalidArgument(f"strength must be between 0.0 and {MAX_STRENGTH}, got {strength}")
+        entities = tuple(dict.fromkeys(e.strip() for e in new.entities if e.strip()))
+        if len(entities) > limits.max_entities:
+            raise InvalidArgument(f"entities: at most {limits.max_entities}, got {len(entities)}")
+        meta_size = len(json.dumps(new.meta))
+        if meta_size > limits.max_meta_bytes:
+            raise InvalidArgument(f"meta is {meta_size} bytes of JSON; the limit is {limits.max_meta_bytes} bytes")
+        now = utc_now()
+        return MemoryRow(
+            id=new_memory_id(), namespace=namespace, content=content, tags=self._clean_tags(new.tags),
+            entities=entities, strength=strength, created_at=now, last_used_at=now, use_count=0,
+            source=new.source, context=new.context, session_id=new.session_id, meta=dict(new.meta),
+        )
+
+    def _clean_tags(self, tags: Iterable[str]) -> tuple[str, ...]:
+        cleaned = tuple(dict.fromkeys(t.strip().lower() for t in tags if t.strip()))
+        if len(cleaned) > self._limits.max_tags:
+            raise InvalidArgument(f"tags: at most {self._limits.max_tags}, got {len(cleaned)}")
+        for tag in cleaned:
+            if len(tag) > self._limits.max_tag_chars:
+                raise InvalidArgument(f"tag {tag[:20]!r}… is longer than {self._limits.max_tag_chars} characters")
+        return cleaned

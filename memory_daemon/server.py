@@ -1,0 +1,150 @@
+"""`cortexd serve`: the long-running gRPC daemon that owns the store and serves every host."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import signal
+import sys
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from cortexd.connect import MAX_MESSAGE_BYTES, is_unix_address, socket_path_of
+from cortexd.v1 import cortexd_pb2 as pb
+from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
+from memory_daemon import __version__
+from memory_daemon.config import DaemonSettings
+from memory_daemon.interceptors import AccessLogInterceptor, BearerTokenInterceptor
+from memory_daemon.lock import AlreadyRunning, DaemonLock
+from memory_daemon.logs import log_event
+from memory_daemon.memories import MemoryService
+from memory_daemon.rpc import MemoryRpc
+from memory_daemon.search import KeywordSearcher
+from memory_daemon.services import BlockingRunner, McpBridgeServicer, MemoryServicer
+from memory_daemon.store import Database, MemoryRepository
+
+SHUTDOWN_GRACE_SECONDS = 10.0
+EXIT_ALREADY_RUNNING = 3
+EXIT_BAD_CONFIG = 2
+
+
+class ConfigError(Exception):
+    """The daemon cannot start with these settings; the message says why."""
+
+
+def check_listen_address(address: str, token: str | None) -> None:
+    """TCP needs a bearer token; a non-loopback bind without one is refused outright."""
+    if is_unix_address(address):
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"--listen {address!r}: expected unix:/path/to.sock or HOST:PORT")
+    host = host.strip("[]")
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if token is None:
+        where = "loopback" if loopback else f"non-loopback address {host}"
+        raise ConfigError(
+            f"refusing to serve TCP on {where} without a bearer token: pass --token-file FILE "
+            "(or use the default Unix socket)"
+        )
+
+
+def _prepare_socket(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    # We hold the socket lock, so a socket file left here is stale.
+    path.unlink(missing_ok=True)
+
+
+async def serve(settings: DaemonSettings) -> int:
+    check_listen_address(settings.listen, settings.token)
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    locks = [DaemonLock.acquire(settings.data_dir / "cortexd.lock", f"data dir {settings.data_dir}", settings.listen)]
+    socket_path = socket_path_of(settings.listen) if is_unix_address(settings.listen) else None
+    try:
+        if socket_path is not None:
+            locks.append(DaemonLock.acquire(socket_path.with_name(socket_path.name + ".lock"),
+                                            f"socket {socket_path}", settings.listen))
+        return await _serve_locked(settings, socket_path)
+    finally:
+        for lock in reversed(locks):
+            lock.release()
+
+
+async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> int:
+    database = Database(settings.database_path)
+    repository = MemoryRepository(database)
+    memories = MemoryService(repository, KeywordSearcher(repository), settings.limits)
+    rpc = MemoryRpc(memories, database, settings.listen)
+    runner = BlockingRunner(settings.worker_threads)
+
+    interceptors: list[grpc.aio.ServerInterceptor] = [AccessLogInterceptor()]
+    if settings.token:
+        interceptors.insert(0, BearerTokenInterceptor(settings.token))
+    server = grpc.aio.server(
+        interceptors=interceptors,
+        options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
+    )
+    pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpc, runner), server)
+    pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpc, runner), server)
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    service_names = [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]
+    reflection.enable_server_reflection(
+        service_names + [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
+    )
+
+    if socket_path is not None:
+        _prepare_socket(socket_path)
+        old_umask = os.umask(0o177)  # the socket is born user-only, never briefly world-connectable
+        try:
+            server.add_insecure_port(settings.listen)
+        finally:
+            os.umask(old_umask)
+        os.chmod(socket_path, 0o600)
+    else:
+        server.add_insecure_port(settings.listen)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+
+    await server.start()
+    for name in service_names + [""]:
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log_event("ready", version=__version__, pid=os.getpid(), listen=settings.listen,
+              database=str(settings.database_path), memories=memories.count())
+    try:
+        await stop.wait()
+    finally:
+        log_event("stopping", grace_seconds=SHUTDOWN_GRACE_SECONDS)
+        await health.enter_graceful_shutdown()
+        await server.stop(SHUTDOWN_GRACE_SECONDS)
+        runner.shutdown()
+        database.checkpoint()
+        database.close()
+        if socket_path is not None:
+            socket_path.unlink(missing_ok=True)
+        log_event("stopped")
+    return 0
+
+
+def run(settings: DaemonSettings) -> int:
+    try:
+        return asyncio.run(serve(settings))
+    except AlreadyRunning as error:
+        print(f"cortexd: {error}", file=sys.stderr)
+        return EXIT_ALREADY_RUNNING
+    except ConfigError as error:
+        print(f"cortexd: {error}", file=sys.stderr)
+        return EXIT_BAD_CONFIG

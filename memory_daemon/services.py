@@ -1,0 +1,140 @@
+"""The gRPC servicers: MemoryService wired from the RPC table, and the MCP bridge; errors map to status here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+import grpc
+
+from cortexd.connect import DEFAULT_NAMESPACE, NAMESPACE_HEADER
+from cortexd.v1 import cortexd_pb2 as pb
+from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
+from memory_daemon import surface
+from memory_daemon.catalog import reply_to_json, tool_catalog
+from memory_daemon.errors import InvalidArgument, NotFound, grpc_status_of
+from memory_daemon.logs import log_event
+from memory_daemon.memories import checked_namespace
+from memory_daemon.rpc import Caller, MemoryRpc
+
+IMPORT_CHUNK = 500
+
+
+class BlockingRunner:
+    """Runs store and model work on worker threads so the event loop keeps serving other hosts."""
+
+    def __init__(self, threads: int) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cortexd-worker")
+
+    async def run(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._pool, partial(fn, *args))
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+def caller_of(context: grpc.aio.ServicerContext) -> Caller:
+    metadata = dict(context.invocation_metadata() or ())
+    return Caller(namespace=checked_namespace(metadata.get(NAMESPACE_HEADER) or DEFAULT_NAMESPACE))
+
+
+async def abort_with(context: grpc.aio.ServicerContext, error: Exception) -> None:
+    code, message = grpc_status_of(error)
+    if code == grpc.StatusCode.INTERNAL:
+        log_event("internal_error", logging.ERROR, exc_info=True)
+    await context.abort(code, message)
+
+
+class MemoryServicer(pb_grpc.MemoryServiceServicer):
+    """Every unary RPC is forwarded to the MemoryRpc method of the same name (wired below)."""
+
+    def __init__(self, rpc: MemoryRpc, runner: BlockingRunner) -> None:
+        self._rpc = rpc
+        self._runner = runner
+
+    async def _call(self, rpc_name: str, request, context):
+        try:
+            return await self._runner.run(getattr(self._rpc, rpc_name), request, caller_of(context))
+        except Exception as error:
+            await abort_with(context, error)
+
+    async def ImportMemories(self, request_iterator, context):
+        try:
+            caller = caller_of(context)
+            total = pb.ImportReply()
+            chunk: list[pb.ImportRecord] = []
+            async for record in request_iterator:
+                chunk.append(record)
+                if len(chunk) >= IMPORT_CHUNK:
+                    total.MergeFrom(await self._runner.run(self._rpc.ImportMemories, chunk, caller))
+                    chunk = []
+            if chunk:
+                total.MergeFrom(await self._runner.run(self._rpc.ImportMemories, chunk, caller))
+            return total
+        except Exception as error:
+            await abort_with(context, error)
+
+
+def _forward(rpc_name: str):
+    async def handler(self: MemoryServicer, request, context):
+        return await self._call(rpc_name, request, context)
+
+    handler.__name__ = rpc_name
+    return handler
+
+
+for _method in pb.DESCRIPTOR.services_by_name["MemoryService"].methods:
+    if not _method.client_streaming:
+        setattr(MemoryServicer, _method.name, _forward(_method.name))
+
+
+class McpBridgeServicer(pb_grpc.McpBridgeServicer):
+    """Tools, resources and prompts for the MCP proxy; tools dispatch to the same RPC handlers."""
+
+    def __init__(self, rpc: MemoryRpc, runner: BlockingRunner) -> None:
+        self._rpc = rpc
+        self._runner = runner
+
+    async def ListTools(self, request, context):
+        return pb.ListToolsReply(
+            tools=[pb.ToolSpec(name=t.name, description=t.description, input_schema_json=json.dumps(t.input_schema))
+                   for t in tool_catalog().values()]
+        )
+
+    async def CallTool(self, request, context):
+        try:
+            binding = tool_catalog().get(request.name)
+            if binding is None:
+                raise NotFound(f"no tool {request.name!r}; available: {', '.join(tool_catalog())}")
+            try:
+                arguments = json.loads(request.arguments_json or "{}")
+            except json.JSONDecodeError as error:
+                raise InvalidArgument(f"{request.name}: arguments are not valid JSON: {error}") from None
+            if not isinstance(arguments, dict):
+                raise InvalidArgument(f"{request.name}: arguments must be a JSON object")
+            rpc_request = binding.parse_arguments(arguments)
+            reply = await self._runner.run(getattr(self._rpc, binding.rpc_name), rpc_request, caller_of(context))
+            return pb.CallToolReply(result_json=reply_to_json(reply))
+        except Exception as error:
+            await abort_with(context, error)
+
+    async def ListResources(self, request, context):
+        return surface.list_resources()
+
+    async def ReadResource(self, request, context):
+        try:
+            return await self._runner.run(surface.read_resource, self._rpc, caller_of(context), request.uri)
+        except Exception as error:
+            await abort_with(context, error)
+
+    async def ListPrompts(self, request, context):
+        return surface.list_prompts()
+
+    async def GetPrompt(self, request, context):
+        try:
+            return surface.get_prompt(request.name, dict(request.arguments))
+        except Exception as error:
+            await abort_with(context, error)

@@ -1,0 +1,6 @@
+"""The DuckDB store: the only place in cortexd that holds SQL."""
+
+from memory_daemon.store.database import Database, SCHEMA_VERSION
+from memory_daemon.store.memories import MemoryRepository, MemoryRow
+
+__all__ = ["Database", "MemoryRepository", "MemoryRow", "SCHEMA_VERSION"]

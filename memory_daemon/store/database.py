@@ -1,0 +1,88 @@
+"""Opens the DuckDB file, applies migrations and hands each worker thread its own cursor."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from memory_daemon.errors import FailedPrecondition
+from memory_daemon.store.migrations import MIGRATIONS
+
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+class Database:
+    """One DuckDB file owned by this process; thread-safe through per-thread cursors."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._connection = duckdb.connect(str(path))
+        self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._cursors_lock = threading.Lock()
+        self._migrate()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor; DuckDB connections must not be shared between threads."""
+        cursor = getattr(self._local, "cursor", None)
+        if cursor is None:
+            cursor = self._connection.cursor()
+            self._local.cursor = cursor
+            with self._cursors_lock:
+                self._cursors.append(cursor)
+        return cursor
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        cursor = self.cursor()
+        cursor.begin()
+        try:
+            yield cursor
+        except BaseException:
+            cursor.rollback()
+            raise
+        cursor.commit()
+
+    def schema_version(self) -> int:
+        row = self.cursor().execute("SELECT max(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    def checkpoint(self) -> None:
+        self.cursor().execute("CHECKPOINT")
+
+    def close(self) -> None:
+        with self._cursors_lock:
+            for cursor in self._cursors:
+                cursor.close()
+            self._cursors.clear()
+        self._connection.close()
+
+    def _migrate(self) -> None:
+        con = self._connection
+        con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TIMESTAMP NOT NULL)")
+        current = int(con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0])
+        if current > SCHEMA_VERSION:
+            raise FailedPrecondition(
+                f"{self.path} has schema version {current}, newer than this cortexd supports ({SCHEMA_VERSION}); "
+                "upgrade cortexd to open it"
+            )
+        for version, statements in MIGRATIONS:
+            if version <= current:
+                continue
+            con.begin()
+            try:
+                for statement in statements:
+                    con.execute(statement)
+                con.execute(
+                    "INSERT INTO schema_version VALUES (?, ?)",
+                    [version, datetime.now(timezone.utc).replace(tzinfo=None)],
+                )
+            except BaseException:
+                con.rollback()
+                raise
+            con.commit()

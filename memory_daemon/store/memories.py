@@ -1,0 +1,132 @@
+"""SQL for the memories table: inserts, lookups by id, usage updates and keyword candidates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memory_daemon.store.database import Database
+
+_COLUMNS = (
+    "id, namespace, content, tags, entities, strength, created_at, last_used_at, "
+    "use_count, source, context, session_id, meta, external_id"
+)
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    id: str
+    namespace: str
+    content: str
+    tags: tuple[str, ...]
+    entities: tuple[str, ...]
+    strength: float
+    created_at: datetime
+    last_used_at: datetime
+    use_count: int
+    source: str = ""
+    context: str = ""
+    session_id: str = ""
+    meta: dict = field(default_factory=dict)
+    external_id: str | None = None
+
+    def as_params(self) -> list:
+        return [
+            self.id, self.namespace, self.content, list(self.tags), list(self.entities), self.strength,
+            self.created_at, self.last_used_at, self.use_count, self.source, self.context,
+            self.session_id, json.dumps(self.meta, sort_keys=True), self.external_id,
+        ]
+
+
+def _row(values: Sequence) -> MemoryRow:
+    (id_, namespace, content, tags, entities, strength, created_at, last_used_at,
+     use_count, source, context, session_id, meta, external_id) = values
+    return MemoryRow(
+        id=id_, namespace=namespace, content=content, tags=tuple(tags), entities=tuple(entities),
+        strength=float(strength), created_at=created_at, last_used_at=last_used_at, use_count=int(use_count),
+        source=source, context=context, session_id=session_id, meta=json.loads(meta) if meta else {},
+        external_id=external_id,
+    )
+
+
+class MemoryRepository:
+    """Reads and writes memories; every query is parametrised and scoped to namespaces."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    def insert(self, row: MemoryRow) -> None:
+        self._db.cursor().execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", row.as_params())
+
+    def insert_many(self, rows: Sequence[MemoryRow]) -> None:
+        if not rows:
+            return
+        with self._db.transaction() as cursor:
+            cursor.executemany(
+                f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", [r.as_params() for r in rows]
+            )
+
+    def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
+        rows = self._db.cursor().execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, id) AND list_contains(?, namespace)",
+            [list(ids), list(namespaces)],
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def record_use(self, memory_id: str, namespaces: Sequence[str], used_at: datetime, strength_boost: float) -> MemoryRow | None:
+        row = self._db.cursor().execute(
+            f"""
+            UPDATE memories
+               SET use_count = use_count + 1,
+                   last_used_at = ?,
+                   strength = least(2.0, strength + ?)
+             WHERE id = ? AND list_contains(?, namespace)
+            RETURNING {_COLUMNS}
+            """,
+            [used_at, strength_boost, memory_id, list(namespaces)],
+        ).fetchone()
+        return _row(row) if row else None
+
+    def keyword_candidates(
+        self,
+        namespaces: Sequence[str],
+        pattern: str,
+        tags: Sequence[str],
+        since: datetime | None,
+        until: datetime | None,
+        limit: int,
+    ) -> list[MemoryRow]:
+        """Memories whose content, tags or entities match the lower-case regex `pattern`."""
+        rows = self._db.cursor().execute(
+            f"""
+            SELECT {_COLUMNS} FROM memories
+             WHERE list_contains(?, namespace)
+               AND list_has_all(tags, ?::VARCHAR[])
+               AND (?::TIMESTAMP IS NULL OR created_at >= ?::TIMESTAMP)
+               AND (?::TIMESTAMP IS NULL OR created_at < ?::TIMESTAMP)
+               AND regexp_matches(lower(content || ' ' || array_to_string(tags, ' ') || ' ' || array_to_string(entities, ' ')), ?)
+             ORDER BY strength DESC, created_at DESC
+             LIMIT ?
+            """,
+            [list(namespaces), list(tags), since, since, until, until, pattern, limit],
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def recent(self, namespaces: Sequence[str], limit: int) -> list[MemoryRow]:
+        rows = self._db.cursor().execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, namespace) ORDER BY created_at DESC LIMIT ?",
+            [list(namespaces), limit],
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def existing_external_ids(self, namespace: str, external_ids: Iterable[str]) -> set[str]:
+        rows = self._db.cursor().execute(
+            "SELECT external_id FROM memories WHERE namespace = ? AND list_contains(?, external_id)",
+            [namespace, list(external_ids)],
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def count(self) -> int:
+        return int(self._db.cursor().execute("SELECT count(*) FROM memories").fetchone()[0])

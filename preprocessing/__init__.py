@@ -1,0 +1,1 @@
+"""Conversational activation: pure text analysis (phrases, entities, embeddings, intents), with no store and no gRPC."""

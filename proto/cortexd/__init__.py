@@ -1,0 +1,1 @@
+"""The cortexd API package: generated gRPC stubs and the connection conventions every client shares."""

@@ -1,0 +1,306 @@
+from google.protobuf import descriptor_pb2 as _descriptor_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+MCP_TOOL_FIELD_NUMBER: _ClassVar[int]
+mcp_tool: _descriptor.FieldDescriptor
+REQUIRED_FIELD_NUMBER: _ClassVar[int]
+required: _descriptor.FieldDescriptor
+
+class Memory(_message.Message):
+    __slots__ = ("id", "content", "tags", "entities", "strength", "created_at", "last_used_at", "use_count", "source", "context", "session_id", "namespace", "meta", "external_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    USE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    META_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    content: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    entities: _containers.RepeatedScalarFieldContainer[str]
+    strength: float
+    created_at: str
+    last_used_at: str
+    use_count: int
+    source: str
+    context: str
+    session_id: str
+    namespace: str
+    meta: _struct_pb2.Struct
+    external_id: str
+    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., created_at: _Optional[str] = ..., last_used_at: _Optional[str] = ..., use_count: _Optional[int] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_id: _Optional[str] = ...) -> None: ...
+
+class SaveMemoryRequest(_message.Message):
+    __slots__ = ("content", "tags", "entities", "strength", "source", "context", "session_id", "meta")
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    META_FIELD_NUMBER: _ClassVar[int]
+    content: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    entities: _containers.RepeatedScalarFieldContainer[str]
+    strength: float
+    source: str
+    context: str
+    session_id: str
+    meta: _struct_pb2.Struct
+    def __init__(self, content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class SaveMemoryReply(_message.Message):
+    __slots__ = ("memory",)
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+
+class SearchMemoryRequest(_message.Message):
+    __slots__ = ("query", "limit", "tags", "since", "until")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    limit: int
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    since: str
+    until: str
+    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., since: _Optional[str] = ..., until: _Optional[str] = ...) -> None: ...
+
+class SearchHit(_message.Message):
+    __slots__ = ("memory", "score")
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    score: float
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ...) -> None: ...
+
+class SearchMemoryReply(_message.Message):
+    __slots__ = ("hits",)
+    HITS_FIELD_NUMBER: _ClassVar[int]
+    hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ...) -> None: ...
+
+class OpenMemoriesRequest(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class OpenMemoriesReply(_message.Message):
+    __slots__ = ("memories",)
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
+class TouchMemoryRequest(_message.Message):
+    __slots__ = ("id", "boost_strength")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BOOST_STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    boost_strength: bool
+    def __init__(self, id: _Optional[str] = ..., boost_strength: _Optional[bool] = ...) -> None: ...
+
+class TouchMemoryReply(_message.Message):
+    __slots__ = ("memory",)
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+
+class ImportRecord(_message.Message):
+    __slots__ = ("id", "text", "namespace", "timestamp")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    text: str
+    namespace: str
+    timestamp: str
+    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., namespace: _Optional[str] = ..., timestamp: _Optional[str] = ...) -> None: ...
+
+class ImportReply(_message.Message):
+    __slots__ = ("imported", "skipped", "errors")
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    imported: int
+    skipped: int
+    errors: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetStatusRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetStatusReply(_message.Message):
+    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    DATA_DIR_FIELD_NUMBER: _ClassVar[int]
+    DATABASE_PATH_FIELD_NUMBER: _ClassVar[int]
+    SCHEMA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_COUNT_FIELD_NUMBER: _ClassVar[int]
+    LISTEN_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    pid: int
+    uptime_seconds: float
+    data_dir: str
+    database_path: str
+    schema_version: int
+    memory_count: int
+    listen_address: str
+    namespace: str
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class ToolSpec(_message.Message):
+    __slots__ = ("name", "description", "input_schema_json")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    input_schema_json: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema_json: _Optional[str] = ...) -> None: ...
+
+class ListToolsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListToolsReply(_message.Message):
+    __slots__ = ("tools",)
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    tools: _containers.RepeatedCompositeFieldContainer[ToolSpec]
+    def __init__(self, tools: _Optional[_Iterable[_Union[ToolSpec, _Mapping]]] = ...) -> None: ...
+
+class CallToolRequest(_message.Message):
+    __slots__ = ("name", "arguments_json")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    arguments_json: str
+    def __init__(self, name: _Optional[str] = ..., arguments_json: _Optional[str] = ...) -> None: ...
+
+class CallToolReply(_message.Message):
+    __slots__ = ("result_json",)
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    result_json: str
+    def __init__(self, result_json: _Optional[str] = ...) -> None: ...
+
+class ResourceSpec(_message.Message):
+    __slots__ = ("uri", "name", "description", "mime_type")
+    URI_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+    def __init__(self, uri: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., mime_type: _Optional[str] = ...) -> None: ...
+
+class ListResourcesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListResourcesReply(_message.Message):
+    __slots__ = ("resources",)
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    resources: _containers.RepeatedCompositeFieldContainer[ResourceSpec]
+    def __init__(self, resources: _Optional[_Iterable[_Union[ResourceSpec, _Mapping]]] = ...) -> None: ...
+
+class ReadResourceRequest(_message.Message):
+    __slots__ = ("uri",)
+    URI_FIELD_NUMBER: _ClassVar[int]
+    uri: str
+    def __init__(self, uri: _Optional[str] = ...) -> None: ...
+
+class ReadResourceReply(_message.Message):
+    __slots__ = ("uri", "mime_type", "text")
+    URI_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    uri: str
+    mime_type: str
+    text: str
+    def __init__(self, uri: _Optional[str] = ..., mime_type: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class PromptArgumentSpec(_message.Message):
+    __slots__ = ("name", "description", "required")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    required: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., required: _Optional[bool] = ...) -> None: ...
+
+class PromptSpec(_message.Message):
+    __slots__ = ("name", "description", "arguments")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    arguments: _containers.RepeatedCompositeFieldContainer[PromptArgumentSpec]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., arguments: _Optional[_Iterable[_Union[PromptArgumentSpec, _Mapping]]] = ...) -> None: ...
+
+class ListPromptsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListPromptsReply(_message.Message):
+    __slots__ = ("prompts",)
+    PROMPTS_FIELD_NUMBER: _ClassVar[int]
+    prompts: _containers.RepeatedCompositeFieldContainer[PromptSpec]
+    def __init__(self, prompts: _Optional[_Iterable[_Union[PromptSpec, _Mapping]]] = ...) -> None: ...
+
+class GetPromptRequest(_message.Message):
+    __slots__ = ("name", "arguments")
+    class ArgumentsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    arguments: _containers.ScalarMap[str, str]
+    def __init__(self, name: _Optional[str] = ..., arguments: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class PromptMessage(_message.Message):
+    __slots__ = ("role", "text")
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    role: str
+    text: str
+    def __init__(self, role: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class GetPromptReply(_message.Message):
+    __slots__ = ("description", "messages")
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    messages: _containers.RepeatedCompositeFieldContainer[PromptMessage]
+    def __init__(self, description: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[PromptMessage, _Mapping]]] = ...) -> None: ...
