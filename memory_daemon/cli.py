@@ -200,18 +200,32 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
 
 
 def _read_jsonl(path: str):
-    stream = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    with stream:
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not valid JSON: {error}") from None
-            if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-                raise ValueError(f'{path}:{number}: expected an object with a "text" string')
-            yield {key: str(record[key]) for key in ("id", "text", "namespace", "timestamp") if record.get(key) is not None}
+    """Import records; the whole input is checked first, so a bad line stops the import before anything is stored."""
+    if path == "-":
+        lines = sys.stdin.readlines()
+        return list(_records(path, lines))
+    with open(path, encoding="utf-8") as stream:
+        for _ in _records(path, stream):
+            pass
+    return _records_from_file(path)
+
+
+def _records_from_file(path: str):
+    with open(path, encoding="utf-8") as stream:
+        yield from _records(path, stream)
+
+
+def _records(path: str, lines):
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not valid JSON: {error}") from None
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+            raise ValueError(f'{path}:{number}: expected an object with a "text" string')
+        yield {key: str(record[key]) for key in ("id", "text", "namespace", "timestamp") if record.get(key) is not None}
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 from memory_daemon import __version__
 from memory_daemon.config import DaemonSettings
+from memory_daemon.errors import CortexdError
 from memory_daemon.interceptors import AccessLogInterceptor, BearerTokenInterceptor
 from memory_daemon.lock import AlreadyRunning, DaemonLock
 from memory_daemon.logs import log_event
@@ -145,6 +146,6 @@ def run(settings: DaemonSettings) -> int:
     except AlreadyRunning as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return EXIT_ALREADY_RUNNING
-    except ConfigError as error:
+    except (ConfigError, CortexdError) as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return EXIT_BAD_CONFIG

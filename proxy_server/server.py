@@ -10,6 +10,7 @@ from mcp.shared.exceptions import MCPError
 
 from cortexd.v1 import cortexd_pb2 as pb
 from proxy_server.daemon_link import DaemonCallError, DaemonLink
+from proxy_server.stdio_guard import ParseErrorReplyingStream
 
 SERVER_NAME = "cortexd"
 INSTRUCTIONS = (
@@ -106,7 +107,8 @@ async def run_stdio(link: DaemonLink, version: str) -> None:
     server = build_server(link, version)
     try:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            guarded = ParseErrorReplyingStream(read_stream, write_stream)
+            await server.run(guarded, write_stream, server.create_initialization_options())
     finally:
         await link.close()
 

@@ -1,0 +1,98 @@
+"""End to end through real proxies: three hosts share one daemon; namespaces isolate; restarts are survived."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import anyio
+import pytest
+
+from conftest import mcp_session
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory"}
+
+
+def payload(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def test_three_hosts_share_memories_within_a_namespace(daemon):
+    async with (
+        mcp_session(daemon.address, "acme") as host_a,
+        mcp_session(daemon.address, "acme") as host_b,
+        mcp_session(daemon.address, "personal") as host_c,
+    ):
+        for host in (host_a, host_b, host_c):
+            listed = await host.list_tools()
+            assert {t.name for t in listed.tools} == TOOLS
+            assert all(t.description and t.input_schema["type"] == "object" for t in listed.tools)
+
+        saved = payload(await host_a.call_tool("save_memory", {"content": "The staging database is db-stg-2", "tags": ["infra"]}))
+        memory_id = saved["memory"]["id"]
+        assert saved["memory"]["namespace"] == "acme"
+
+        found = payload(await host_b.call_tool("search_memory", {"query": "staging database"}))
+        assert [h["memory"]["id"] for h in found["hits"]] == [memory_id]
+
+        opened = payload(await host_b.call_tool("open_memories", {"ids": [memory_id]}))
+        assert opened["memories"][0]["content"] == "The staging database is db-stg-2"
+
+        assert payload(await host_c.call_tool("search_memory", {"query": "staging database"}))["hits"] == []
+        hidden = await host_c.call_tool("open_memories", {"ids": [memory_id]})
+        assert hidden.is_error and "not found" in hidden.content[0].text
+
+
+async def test_global_namespace_is_visible_everywhere(daemon):
+    async with mcp_session(daemon.address, "global") as shared, mcp_session(daemon.address, "team") as team:
+        payload(await shared.call_tool("save_memory", {"content": "Company style guide lives at go/style"}))
+        hits = payload(await team.call_tool("search_memory", {"query": "style guide"}))["hits"]
+        assert [h["memory"]["namespace"] for h in hits] == ["global"]
+
+
+async def test_touch_memory_reinforces(daemon):
+    async with mcp_session(daemon.address, "acme") as host:
+        memory_id = payload(await host.call_tool("save_memory", {"content": "Alice owns billing"}))["memory"]["id"]
+        touched = payload(await host.call_tool("touch_memory", {"id": memory_id, "boost_strength": True}))["memory"]
+        assert touched["use_count"] == 1
+        assert touched["strength"] == pytest.approx(1.1)
+
+
+async def test_resources_and_prompts_are_forwarded(daemon):
+    async with mcp_session(daemon.address, "acme") as host:
+        payload(await host.call_tool("save_memory", {"content": "Prefers dark mode"}))
+        uris = {str(r.uri) for r in (await host.list_resources()).resources}
+        assert {"cortex://status", "cortex://memories/recent"} <= uris
+        recent = json.loads((await host.read_resource("cortex://memories/recent")).contents[0].text)
+        assert [m["content"] for m in recent] == ["Prefers dark mode"]
+        prompts = {p.name for p in (await host.list_prompts()).prompts}
+        assert "memory-guidelines" in prompts
+        prompt = await host.get_prompt("memory-guidelines", {"focus": "billing"})
+        assert "save_memory" in prompt.messages[0].content.text and "billing" in prompt.messages[0].content.text
+
+
+async def test_proxies_survive_a_daemon_restart(daemon):
+    async with mcp_session(daemon.address, "acme") as host_a, mcp_session(daemon.address, "acme") as host_b:
+        payload(await host_a.call_tool("save_memory", {"content": "Deploys happen on Tuesdays"}))
+        assert daemon.stop(signal.SIGTERM) == 0
+        assert not daemon.socket.exists(), "graceful shutdown removes the socket"
+
+        down = await host_a.call_tool("search_memory", {"query": "deploys"})
+        assert down.is_error and "not running" in down.content[0].text and "cortexd serve" in down.content[0].text
+
+        daemon.start()
+        for host in (host_a, host_b):
+            hits = payload(await host.call_tool("search_memory", {"query": "deploys"}))["hits"]
+            assert [h["memory"]["content"] for h in hits] == ["Deploys happen on Tuesdays"]
+
+
+async def test_default_namespace_is_the_git_repository_name(daemon, workdir):
+    repo = workdir / "billing-service"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    async with mcp_session(daemon.address, None, cwd=repo / "src") as host:
+        saved = payload(await host.call_tool("save_memory", {"content": "Invoices are generated nightly"}))
+        assert saved["memory"]["namespace"] == "billing-service"
