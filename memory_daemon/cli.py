@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object")
     _add_client_options(call)
 
+    verbs.add_parser("demo", help="run the scripted two-host demo on a temporary daemon")
+
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
     bench.add_argument("suite", choices=["transport"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
@@ -80,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args)
     if args.verb == "proxy":
         return _proxy(args)
+    if args.verb == "demo":
+        from memory_daemon.demo import run_demo
+
+        return run_demo()
     if args.verb == "bench":
         from memory_daemon.bench import run_bench
 

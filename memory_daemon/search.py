@@ -15,9 +15,9 @@ _STOPWORDS = frozenset(
     "so that the their them they this to was we were what when where which who why will with you your "
     "about any can could should would how tell said say remember".split()
 )
-# Candidates fetched per requested result before ranking; enough for keyword
-# overlap to reorder, small enough to stay cheap.
-_CANDIDATE_FACTOR = 20
+# The store pre-ranks by substring overlap; this many candidates per requested
+# result are then re-scored on whole terms, which substring matching can overrate.
+_CANDIDATE_FACTOR = 3
 
 
 def terms_of(text: str) -> list[str]:
@@ -61,13 +61,12 @@ class KeywordSearcher:
         terms = terms_of(query.text)
         if not terms:
             return []
-        pattern = "|".join(re.escape(term) for term in terms)
         candidates = self._repository.keyword_candidates(
-            query.namespaces, pattern, query.tags, query.since, query.until, query.limit * _CANDIDATE_FACTOR
+            query.namespaces, terms, query.tags, query.since, query.until, query.limit * _CANDIDATE_FACTOR
         )
         scored = []
         for memory in candidates:
-            haystack = set(terms_of(" ".join((memory.content, *memory.tags, *memory.entities))))
+            haystack = set(terms_of(memory.search_text))
             matched = sum(1 for term in terms if term in haystack)
             if matched:
                 scored.append(ScoredMemory(memory, matched / len(terms)))

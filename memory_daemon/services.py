@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
+from functools import cache, partial
 
 import grpc
 
@@ -91,6 +91,14 @@ for _method in pb.DESCRIPTOR.services_by_name["MemoryService"].methods:
         setattr(MemoryServicer, _method.name, _forward(_method.name))
 
 
+@cache
+def _tool_list() -> pb.ListToolsReply:
+    return pb.ListToolsReply(
+        tools=[pb.ToolSpec(name=t.name, description=t.description, input_schema_json=json.dumps(t.input_schema))
+               for t in tool_catalog().values()]
+    )
+
+
 class McpBridgeServicer(pb_grpc.McpBridgeServicer):
     """Tools, resources and prompts for the MCP proxy; tools dispatch to the same RPC handlers."""
 
@@ -99,10 +107,7 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
         self._runner = runner
 
     async def ListTools(self, request, context):
-        return pb.ListToolsReply(
-            tools=[pb.ToolSpec(name=t.name, description=t.description, input_schema_json=json.dumps(t.input_schema))
-                   for t in tool_catalog().values()]
-        )
+        return _tool_list()
 
     async def CallTool(self, request, context):
         try:

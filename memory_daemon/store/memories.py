@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,6 +14,7 @@ _COLUMNS = (
     "id, namespace, content, tags, entities, strength, created_at, last_used_at, "
     "use_count, source, context, session_id, meta, external_id"
 )
+_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text) VALUES ({', '.join('?' * 15)})"
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,12 @@ class MemoryRow:
         return [
             self.id, self.namespace, self.content, list(self.tags), list(self.entities), self.strength,
             self.created_at, self.last_used_at, self.use_count, self.source, self.context,
-            self.session_id, json.dumps(self.meta, sort_keys=True), self.external_id,
+            self.session_id, json.dumps(self.meta, sort_keys=True), self.external_id, self.search_text,
         ]
+
+    @property
+    def search_text(self) -> str:
+        return " ".join((self.content, *self.tags, *self.entities)).lower()
 
 
 def _row(values: Sequence) -> MemoryRow:
@@ -58,15 +64,13 @@ class MemoryRepository:
         self._db = database
 
     def insert(self, row: MemoryRow) -> None:
-        self._db.cursor().execute(f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", row.as_params())
+        self._db.cursor().execute(_INSERT, row.as_params())
 
     def insert_many(self, rows: Sequence[MemoryRow]) -> None:
         if not rows:
             return
         with self._db.transaction() as cursor:
-            cursor.executemany(
-                f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 14)})", [r.as_params() for r in rows]
-            )
+            cursor.executemany(_INSERT, [r.as_params() for r in rows])
 
     def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
         rows = self._db.cursor().execute(
@@ -92,13 +96,14 @@ class MemoryRepository:
     def keyword_candidates(
         self,
         namespaces: Sequence[str],
-        pattern: str,
+        terms: Sequence[str],
         tags: Sequence[str],
         since: datetime | None,
         until: datetime | None,
         limit: int,
     ) -> list[MemoryRow]:
-        """Memories whose content, tags or entities match the lower-case regex `pattern`."""
+        """Memories containing any of the lower-case terms, those containing the most terms first."""
+        pattern = "|".join(re.escape(term) for term in terms)
         rows = self._db.cursor().execute(
             f"""
             SELECT {_COLUMNS} FROM memories
@@ -106,11 +111,12 @@ class MemoryRepository:
                AND list_has_all(tags, ?::VARCHAR[])
                AND (?::TIMESTAMP IS NULL OR created_at >= ?::TIMESTAMP)
                AND (?::TIMESTAMP IS NULL OR created_at < ?::TIMESTAMP)
-               AND regexp_matches(lower(content || ' ' || array_to_string(tags, ' ') || ' ' || array_to_string(entities, ' ')), ?)
-             ORDER BY strength DESC, created_at DESC
+               AND regexp_matches(search_text, ?)
+             ORDER BY list_sum([contains(search_text, term)::INT FOR term IN ?::VARCHAR[]]) DESC,
+                      strength DESC, created_at DESC
              LIMIT ?
             """,
-            [list(namespaces), list(tags), since, since, until, until, pattern, limit],
+            [list(namespaces), list(tags), since, since, until, until, pattern, list(terms), limit],
         ).fetchall()
         return [_row(r) for r in rows]
 

@@ -23,7 +23,9 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 context      VARCHAR NOT NULL,
                 session_id   VARCHAR NOT NULL,
                 meta         JSON NOT NULL,
-                external_id  VARCHAR
+                external_id  VARCHAR,
+                -- lower-cased content, tags and entities, kept for keyword matching
+                search_text  VARCHAR NOT NULL
             )
             """,
             "CREATE INDEX memories_namespace ON memories (namespace)",

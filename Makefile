@@ -1,0 +1,30 @@
+# Two commands do all the set-up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install demo test proto bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/cortexd demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+proto: $(STAMP)
+	$(BIN)/python proto/generate.py
+
+bench: $(STAMP)
+	$(BIN)/cortexd bench transport
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
