@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from memory_daemon.launcher import CORTEXD_COMMAND as CORTEXD
 from memory_daemon.launcher import DaemonProcess
 from memory_daemon.launcher import proxy_session as mcp_session
 
-__all__ = ["CORTEXD", "Daemon", "mcp_session"]
+__all__ = ["CORTEXD", "Daemon", "free_port", "mcp_session"]
 
 
 @pytest.fixture
@@ -37,3 +38,9 @@ def daemon(workdir):
     running = Daemon(workdir).start()
     yield running
     running.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

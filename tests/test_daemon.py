@@ -16,7 +16,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from conftest import CORTEXD, Daemon
+from conftest import CORTEXD, Daemon, free_port
 from cortexd.connect import call_metadata
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
@@ -78,16 +78,10 @@ def test_health_and_reflection(daemon):
         assert {"cortexd.v1.MemoryService", "cortexd.v1.McpBridge", "grpc.health.v1.Health"} <= names
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
 def test_tcp_without_a_token_is_refused(workdir, host):
     result = subprocess.run(
-        CORTEXD + ["serve", "--data-dir", str(workdir / "data"), "--listen", f"{host}:{_free_port()}"],
+        CORTEXD + ["serve", "--data-dir", str(workdir / "data"), "--listen", f"{host}:{free_port()}"],
         capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 2
@@ -97,7 +91,7 @@ def test_tcp_without_a_token_is_refused(workdir, host):
 def test_tcp_requires_the_right_token(workdir):
     token_file = workdir / "token"
     token_file.write_text("s3cret-token\n")
-    port = _free_port()
+    port = free_port()
     address = f"127.0.0.1:{port}"
     daemon = Daemon(workdir, extra_args=["--token-file", str(token_file)])
     daemon.process = subprocess.Popen(
