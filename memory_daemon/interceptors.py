@@ -57,29 +57,37 @@ class BearerTokenInterceptor(grpc.aio.ServerInterceptor):
 
 
 class AccessLogInterceptor(grpc.aio.ServerInterceptor):
+    """Logs each unary-response RPC once it ends; wrapped handlers are built once per method, not per call."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
+
     async def intercept_service(self, continuation, details):
-        handler = await continuation(details)
-        if handler is None:
-            return handler
         method = details.method
-        namespace = dict(details.invocation_metadata or ()).get(NAMESPACE_HEADER, "")
+        wrapped = self._wrapped.get(method)
+        if wrapped is None:
+            handler = await continuation(details)
+            if handler is None:
+                return None
+            wrapped = self._wrapped[method] = _rebuild(handler, lambda behaviour, kind: _timed(method, behaviour, kind))
+        return wrapped
 
-        def logged(behaviour, kind):
-            if kind not in ("unary_unary", "stream_unary"):
-                return behaviour
 
-            async def timed(request, context):
-                started = time.perf_counter()
-                try:
-                    return await behaviour(request, context)
-                finally:
-                    code = context.code() or grpc.StatusCode.OK
-                    code_name = code.name if isinstance(code, grpc.StatusCode) else str(code)
-                    log_event(
-                        "rpc", logging.INFO if code_name == "OK" else logging.WARNING, method=method,
-                        code=code_name, ms=round((time.perf_counter() - started) * 1000, 3), namespace=namespace,
-                    )
+def _timed(method: str, behaviour, kind: str):
+    if kind not in ("unary_unary", "stream_unary"):
+        return behaviour
 
-            return timed
+    async def timed(request, context):
+        started = time.perf_counter()
+        try:
+            return await behaviour(request, context)
+        finally:
+            code = context.code() or grpc.StatusCode.OK
+            code_name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+            namespace = next((v for k, v in context.invocation_metadata() or () if k == NAMESPACE_HEADER), "")
+            log_event(
+                "rpc", logging.INFO if code_name == "OK" else logging.WARNING, method=method,
+                code=code_name, ms=round((time.perf_counter() - started) * 1000, 3), namespace=namespace,
+            )
 
-        return _rebuild(handler, logged)
+    return timed
