@@ -194,7 +194,84 @@ def bench_transport(quick: bool) -> int:
     return 0 if errors == 0 else 1
 
 
+BENCH_MESSAGES = (
+    "remember that I prefer pnpm over npm for JavaScript projects",
+    "we decided to move CI to GitHub Actions next sprint",
+    "Priya owns the billing service and the invoices cron job",
+    "what did I say about the staging database?",
+    "actually the deadline moved to the 14th",
+    "can you refactor auth_service.py to use dependency injection?",
+    "thanks, that worked!",
+    "our Postgres 16 cluster runs on three r6g.xlarge nodes in eu-west-1",
+    "I always use Neovim with the LazyVim config",
+    "don't forget: the API keys rotate every 90 days, this is critical",
+    "how do I set my preferred editor in git?",
+    "yes, let's go with Redis for the session cache",
+    "the flaky test is in tests/test_payments.py::test_refund_partial",
+    "my sister Ana lives in Lisbon and visits in June",
+    "let's use Polars instead of pandas for the ETL job",
+    "ok ship it — btw we decided to keep the monorepo",
+)
+
+
+def _analysis_samples(client, count: int) -> tuple[list[float], list[float]]:
+    """Round trips of AnalyzeMessage over gRPC, and the daemon's own compute time for each."""
+    round_trips, server = [], []
+    for i in range(count):
+        message = BENCH_MESSAGES[i % len(BENCH_MESSAGES)]
+        started = time.perf_counter()
+        reply = client.analyze_message(message=message, session_id=f"bench-{i % 4}")
+        round_trips.append((time.perf_counter() - started) * 1000)
+        server.append(sum(reply.timings_ms.values()))
+    return round_trips, server
+
+
+def bench_activation(quick: bool) -> int:
+    calls = 100 if quick else 500
+    batch_messages = 128 if quick else 1024
+    saves = 50 if quick else 300
+    spawned = time.perf_counter()
+    with temporary_daemon() as daemon:
+        with daemon.client("bench") as client:
+            models = client.get_model_status()  # waits for the background load
+            ready_s = time.perf_counter() - spawned
+            for i in range(20):
+                client.analyze_message(message=BENCH_MESSAGES[i % len(BENCH_MESSAGES)])
+            grpc_calls, server_ms = _analysis_samples(client, calls)
+            proxy_calls = anyio.run(_mcp_round_trips, proxy_parameters(daemon.address, "bench"), "analyze_message",
+                                    {"message": BENCH_MESSAGES[0]}, calls)
+
+            started = time.perf_counter()
+            for offset in range(0, batch_messages, 64):
+                items = [{"id": str(i), "message": f"{BENCH_MESSAGES[i % len(BENCH_MESSAGES)]} ({i})"}
+                         for i in range(offset, min(offset + 64, batch_messages))]
+                client.analyze_messages(items=items)
+            batch_rate = batch_messages / (time.perf_counter() - started)
+
+            save_ms = []
+            for i in range(saves):
+                started = time.perf_counter()
+                client.save_memory(content=f"{BENCH_MESSAGES[i % len(BENCH_MESSAGES)]} — note {i} about service-{i}")
+                save_ms.append((time.perf_counter() - started) * 1000)
+            rss = _rss_mb(daemon.process.pid)
+
+    print(f"cortexd bench activation ({'quick' if quick else 'full'})\n")
+    print("| measure | p50 ms | p95 ms | n | note |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    print(_row("analyze_message, daemon compute (sum of stage timings)", server_ms, "target p50 <= 10, p95 <= 25"))
+    print(_row("analyze_message over direct gRPC", grpc_calls, "target p50 <= 10, p95 <= 25"))
+    print(_row("analyze_message through the proxy (MCP stdio)", proxy_calls, "target p50 <= 10, p95 <= 25"))
+    print(_row("save_memory with full enrichment + dedup, gRPC", save_ms, "target p50 <= 20"))
+    print(f"\nbatch analyze (AnalyzeMessages, 64 per call): {batch_rate:.0f} messages/s over {batch_messages} messages")
+    print(f"daemon RSS with every model loaded: {rss:.0f} MB (target <= 600)")
+    print(f"daemon spawn to models ready: {ready_s:.2f} s; " + "; ".join(
+        f"{m.name}: {m.load_ms:.0f} ms{'' if m.ok else ' (FAILED: ' + m.detail + ')'}" for m in models.models))
+    return 0
+
+
 def run_bench(suite: str, quick: bool = False) -> int:
     if suite == "transport":
         return bench_transport(quick)
+    if suite == "activation":
+        return bench_activation(quick)
     raise SystemExit(f"unknown bench suite {suite!r}")

@@ -60,6 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     importer.add_argument("file", help="JSONL file, or - for stdin")
     _add_client_options(importer)
 
+    analyze = verbs.add_parser("analyze", help="analyze messages: save/recall signals, intent, entities, tags, duplicates")
+    analyze.add_argument("text", nargs="?", help="the message; omit it to read JSONL from --jsonl or stdin")
+    analyze.add_argument("--jsonl", help='JSONL file, one {"id","text","namespace"?,"session_id"?} per line (- for stdin)')
+    analyze.add_argument("--session", default="", help="session id, so earlier turns give context")
+    analyze.add_argument("--batch-size", type=int, default=64, help="messages per batched call (default 64)")
+    _add_client_options(analyze)
+
+    doctor = verbs.add_parser("doctor", help="check the daemon, the models and the store, and say what to fix")
+    _add_client_options(doctor)
+
     tools = verbs.add_parser("tools", help="list the MCP tools the daemon offers")
     _add_client_options(tools)
 
@@ -70,8 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     verbs.add_parser("demo", help="run the scripted two-host demo on a temporary daemon")
 
+    evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
+    evaluate.add_argument("suite", choices=["activation"])
+    evaluate.add_argument("--data", help="directory of labelled JSONL sets (default: tests/data/activation)")
+    evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
+
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
-    bench.add_argument("suite", choices=["transport"])
+    bench.add_argument("suite", choices=["transport", "activation"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
     return parser
 
@@ -86,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         from memory_daemon.demo import run_demo
 
         return run_demo()
+    if args.verb == "eval":
+        from memory_daemon.evaluation import DEFAULT_DATA, evaluate_activation
+
+        return evaluate_activation(Path(args.data) if args.data else DEFAULT_DATA, args.json)
     if args.verb == "bench":
         from memory_daemon.bench import run_bench
 
@@ -95,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from cortexd.connect import read_token, resolve_address
-    from memory_daemon.config import DaemonSettings, Limits, default_data_dir
+    from memory_daemon.config import DaemonSettings, Limits, default_data_dir, load_activation_settings
     from memory_daemon.logs import configure_logging
     from memory_daemon.server import run
 
@@ -107,6 +126,7 @@ def _serve(args: argparse.Namespace) -> int:
             token=read_token(args.token_file),
             limits=Limits(max_content_bytes=args.max_content_bytes),
             worker_threads=args.workers,
+            activation=load_activation_settings(),
         )
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)
@@ -195,6 +215,10 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         _print(args, reply, f"imported {reply['imported']}, skipped {reply['skipped']} already present"
                + "".join(f"\nerror: {e}" for e in reply["errors"]))
         return 1 if reply["errors"] else 0
+    elif args.verb == "analyze":
+        return _analyze(client, args, as_dict)
+    elif args.verb == "doctor":
+        return _doctor(client, args, as_dict)
     elif args.verb == "tools":
         tools = [{"name": t.name, "description": t.description, "input_schema": json.loads(t.input_schema_json)}
                  for t in client.list_tools()]
@@ -205,23 +229,93 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
     return 0
 
 
-def _read_jsonl(path: str):
+def _analyze(client, args: argparse.Namespace, as_dict) -> int:
+    if args.text is not None and not args.jsonl:
+        result = as_dict(client.analyze_message(message=args.text, session_id=args.session))
+        if args.json:
+            print(json.dumps(result, indent=2))
+        else:
+            entities = ", ".join(f"{e['text']} ({e['label']})" for e in result["suggested_entities"])
+            print(f"{result['action_recommendation']}  should_save={result['should_save']}  "
+                  f"intent={result['intent']} ({result['confidence']:.2f})\n"
+                  f"entities: {entities or '-'}\ntags: {', '.join(result['suggested_tags']) or '-'}\n"
+                  f"strength: {result['suggested_strength']}\nreasoning: {'; '.join(result['reasoning'])}")
+        return 0
+    source = args.jsonl or "-"
+    batch: list[dict] = []
+
+    def flush() -> None:
+        items = [{"id": r.get("id", ""), "message": r["text"], "session_id": r.get("session_id", ""),
+                  "namespace": r.get("namespace", "")} for r in batch]
+        for result in client.analyze_messages(items=items).results:
+            print(json.dumps(as_dict(result)), flush=True)
+        batch.clear()
+
+    for record in _read_jsonl(source, keys=("id", "text", "namespace", "session_id")):
+        batch.append(record)
+        if len(batch) >= args.batch_size:
+            flush()
+    if batch:
+        flush()
+    return 0
+
+
+def _doctor(client, args: argparse.Namespace, as_dict) -> int:
+    """Report what works and what to fix; exit 1 when anything needs attention."""
+    import grpc
+
+    from preprocessing.registry import ModelUnavailable, verified_model
+
+    checks: list[dict] = []
+    try:
+        status = as_dict(client.get_status())
+        checks.append({"check": "daemon", "ok": True, "detail": f"cortexd {status['version']} pid {status['pid']} at {client.address}"})
+        checks.append({"check": "store", "ok": True,
+                       "detail": f"{status['database_path']} schema v{status['schema_version']}, {status['memory_count']} memories"})
+        models = as_dict(client.get_model_status())
+        for model in models["models"]:
+            detail = f"{model['detail']}; path {model['path']}; load {model['load_ms']} ms"
+            if model["sha256"]:
+                detail += f"; sha256 {model['sha256']}"
+            checks.append({"check": f"model: {model['name']}", "ok": model["ok"], "detail": detail,
+                           "fix": "" if model["ok"] else "reinstall cortexd (models/ ships with it) and restart the daemon"})
+    except grpc.RpcError as error:
+        checks.append({"check": "daemon", "ok": False, "detail": f"{error.code().name.lower()}: {error.details()}",
+                       "fix": "start it with `cortexd serve` (a proxy also starts it on demand)"})
+        try:
+            model = verified_model("encoder")
+            checks.append({"check": "model files: encoder", "ok": True, "detail": f"{model.directory} matches its manifest"})
+        except ModelUnavailable as problem:
+            checks.append({"check": "model files: encoder", "ok": False, "detail": str(problem),
+                           "fix": "restore models/encoder from the repository"})
+    healthy = all(c["ok"] for c in checks)
+    if args.json:
+        print(json.dumps({"healthy": healthy, "checks": checks}, indent=2))
+    else:
+        for check in checks:
+            print(f"[{'ok' if check['ok'] else 'FAIL'}] {check['check']}: {check['detail']}")
+            if check.get("fix"):
+                print(f"       fix: {check['fix']}")
+    return 0 if healthy else 1
+
+
+def _read_jsonl(path: str, keys: tuple[str, ...] = ("id", "text", "namespace", "timestamp")):
     """Import records; the whole input is checked first, so a bad line stops the import before anything is stored."""
     if path == "-":
         lines = sys.stdin.readlines()
-        return list(_records(path, lines))
+        return list(_records(path, lines, keys))
     with open(path, encoding="utf-8") as stream:
-        for _ in _records(path, stream):
+        for _ in _records(path, stream, keys):
             pass
-    return _records_from_file(path)
+    return _records_from_file(path, keys)
 
 
-def _records_from_file(path: str):
+def _records_from_file(path: str, keys: tuple[str, ...]):
     with open(path, encoding="utf-8") as stream:
-        yield from _records(path, stream)
+        yield from _records(path, stream, keys)
 
 
-def _records(path: str, lines):
+def _records(path: str, lines, keys: tuple[str, ...]):
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -231,7 +325,7 @@ def _records(path: str, lines):
             raise ValueError(f"{path}:{number}: not valid JSON: {error}") from None
         if not isinstance(record, dict) or not isinstance(record.get("text"), str):
             raise ValueError(f'{path}:{number}: expected an object with a "text" string')
-        yield {key: str(record[key]) for key in ("id", "text", "namespace", "timestamp") if record.get(key) is not None}
+        yield {key: str(record[key]) for key in keys if record.get(key) is not None}
 
 
 if __name__ == "__main__":

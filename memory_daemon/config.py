@@ -31,6 +31,25 @@ class Limits(BaseModel):
     max_ids_per_open: int = Field(100, gt=0)
 
 
+class ActivationSettings(BaseModel):
+    """Which activation stages run, and their thresholds; `[activation]` in config.toml or CORTEXD_<NAME> env vars."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phrases: bool = True
+    entities: bool = True
+    encoder: bool = True
+    tags: bool = True
+    dedup: bool = True
+    context: bool = True
+    intent_confidence: float = Field(0.7, ge=0.0, le=1.0)
+    auto_save_confidence: float = Field(0.8, ge=0.0, le=1.0)
+    dedup_similarity: float = Field(0.85, ge=0.0, le=1.0)
+    context_window: int = Field(10, ge=1, le=100)
+    tag_top_k: int = Field(5, ge=0, le=20)
+    dedup_candidates: int = Field(5, ge=1, le=50)
+
+
 class DaemonSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -38,8 +57,42 @@ class DaemonSettings(BaseModel):
     listen: str
     token: str | None = None
     limits: Limits = Limits()
+    activation: ActivationSettings = ActivationSettings()
     worker_threads: int = Field(4, gt=0)
 
     @property
     def database_path(self) -> Path:
         return self.data_dir / DATABASE_FILE
+
+
+CONFIG_ENV = "CORTEXD_CONFIG"
+
+
+def config_path() -> Path:
+    override = os.environ.get(CONFIG_ENV, "").strip()
+    return Path(override).expanduser() if override else Path(platformdirs.user_config_dir("cortexd")) / "config.toml"
+
+
+def load_activation_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> ActivationSettings:
+    """The file's `[activation]` table, overridden by CORTEXD_<FIELD> variables; a bad key or value names itself."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    environ = os.environ if environ is None else environ
+    path = path or config_path()
+    values: dict[str, object] = {}
+    if path.is_file():
+        try:
+            values.update(tomllib.loads(path.read_text(encoding="utf-8")).get("activation", {}))
+        except tomllib.TOMLDecodeError as error:
+            raise ValueError(f"{path}: not valid TOML: {error}") from None
+    for name in ActivationSettings.model_fields:
+        raw = environ.get(f"CORTEXD_{name.upper()}")
+        if raw is not None:
+            values[name] = raw
+    try:
+        return ActivationSettings(**values)
+    except ValidationError as error:
+        problems = "; ".join(f"activation.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        raise ValueError(f"invalid configuration ({path} / CORTEXD_* variables): {problems}") from None

@@ -24,6 +24,7 @@ class DaemonProcess:
 
     root: Path
     extra_args: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None
     process: subprocess.Popen | None = None
 
     @property
@@ -46,7 +47,7 @@ class DaemonProcess:
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 CORTEXD_COMMAND + ["serve", "--data-dir", str(self.data_dir), "--listen", self.address, *self.extra_args],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=self.env,
             )
         if wait:
             self.wait_ready()

@@ -9,17 +9,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from memory_daemon.config import Limits
-from memory_daemon.errors import InvalidArgument, NotFound
+from memory_daemon.activation import ActivationPipeline, Analysis
+from memory_daemon.errors import InvalidArgument, NotFound, Unavailable
 from memory_daemon.search import MemorySearcher, ScoredMemory, SearchQuery
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
 from cortexd.connect import GLOBAL_NAMESPACE
+from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict
 
 DEFAULT_STRENGTH = 1.0
 MAX_STRENGTH = 2.0
 TOUCH_BOOST = 0.1
 DEFAULT_SEARCH_LIMIT = 10
 IMPORT_BATCH = 500
+EMBED_BATCH = 32
 
 
 _NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -63,6 +66,23 @@ class ImportItem:
     timestamp: str
 
 
+@dataclass(frozen=True)
+class SaveOutcome:
+    memory: MemoryRow
+    auto_filled: tuple[str, ...] = ()
+    deduplication: DedupVerdict | None = None
+    dedup_content: str = ""
+    merged: bool = False
+    degraded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AnalyzeItem:
+    message: str
+    session_id: str
+    namespace: str
+
+
 @dataclass
 class ImportOutcome:
     imported: int = 0
@@ -71,15 +91,68 @@ class ImportOutcome:
 
 
 class MemoryService:
-    def __init__(self, repository: MemoryRepository, searcher: MemorySearcher, limits: Limits) -> None:
+    def __init__(self, repository: MemoryRepository, searcher: MemorySearcher, limits: Limits,
+                 activation: ActivationPipeline | None = None) -> None:
         self._repository = repository
         self._searcher = searcher
         self._limits = limits
+        self._activation = activation
 
-    def save(self, namespace: str, new: NewMemory) -> MemoryRow:
+    def save(self, namespace: str, new: NewMemory) -> SaveOutcome:
+        """Validate, fill in what the caller left out, then store, or reinforce the memory it duplicates."""
         row = self._validated_row(namespace, new)
-        self._repository.insert(row)
-        return row
+        if self._activation is None:
+            self._repository.insert(row)
+            return SaveOutcome(row)
+        analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace), remember_turn=False)
+        auto_filled = []
+        if not row.entities and analysis.entities:
+            row = replace(row, entities=tuple(dict.fromkeys(e.key for e in analysis.entities))[: self._limits.max_entities])
+            auto_filled.append("entities")
+        suggested_tags = [t for t in analysis.tags if len(t) <= self._limits.max_tag_chars][: self._limits.max_tags]
+        if not row.tags and suggested_tags:
+            row = replace(row, tags=self._clean_tags(suggested_tags))
+            auto_filled.append("tags")
+        if new.strength is None:
+            row = replace(row, strength=analysis.strength)
+            auto_filled.append("strength")
+        verdict = analysis.deduplication
+        if verdict is not None and verdict.action == DedupAction.MERGE and verdict.memory_id:
+            existing = self._repository.record_use(verdict.memory_id, (namespace,), utc_now(), TOUCH_BOOST)
+            if existing is not None:
+                return SaveOutcome(existing, (), verdict, analysis.dedup_content, True, analysis.degraded)
+        self._repository.insert(row, analysis.embedding)
+        return SaveOutcome(row, tuple(auto_filled), verdict, analysis.dedup_content, False, analysis.degraded)
+
+    def analyze(self, items: list[AnalyzeItem]) -> list[Analysis]:
+        if self._activation is None:
+            raise Unavailable("activation is not configured in this daemon")
+        for item in items:
+            if not item.message.strip():
+                raise InvalidArgument("message must not be empty")
+            size = len(item.message.encode("utf-8"))
+            if size > self._limits.max_content_bytes:
+                raise InvalidArgument(f"message is {size} bytes; the limit is {self._limits.max_content_bytes} bytes")
+            checked_namespace(item.namespace)
+        return self._activation.analyze_batch(
+            [(item.message, item.session_id) for item in items],
+            lambda index, embedding: self._neighbours(items[index].namespace)(embedding),
+        )
+
+    def model_statuses(self):
+        if self._activation is None:
+            return [], ()
+        self._activation.wait_loaded()
+        return list(self._activation.statuses), self._activation.degraded()
+
+    def _neighbours(self, namespace: str):
+        limit = self._activation.settings.dedup_candidates
+
+        def lookup(embedding) -> list[DedupCandidate]:
+            return [DedupCandidate(row.id, row.content, similarity)
+                    for row, similarity in self._repository.nearest((namespace,), embedding, limit)]
+
+        return lookup
 
     def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str) -> list[ScoredMemory]:
         if not text.strip():
@@ -161,8 +234,16 @@ class MemoryService:
                 row = replace(row, created_at=created, last_used_at=created)
             rows.append(replace(row, external_id=item.external_id or None))
             seen.add(key)
-        self._repository.insert_many(rows)
+        self._repository.insert_many(rows, self._embeddings([row.content for row in rows]))
         outcome.imported += len(rows)
+
+    def _embeddings(self, texts: list[str]) -> list | None:
+        if self._activation is None or not texts:
+            return None
+        chunks = [self._activation.embed(texts[i: i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+        if any(chunk is None for chunk in chunks):
+            return None
+        return [vector for chunk in chunks for vector in chunk]
 
     def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
         limits = self._limits

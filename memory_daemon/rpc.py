@@ -10,7 +10,12 @@ from google.protobuf import json_format
 
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon import __version__
-from memory_daemon.memories import ImportItem, ImportOutcome, MemoryService, NewMemory
+from memory_daemon.activation import Analysis
+from memory_daemon.errors import InvalidArgument
+from memory_daemon.memories import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
+from preprocessing.dedup import DedupVerdict
+
+MAX_ANALYZE_BATCH = 256
 from memory_daemon.store import SCHEMA_VERSION, Database, MemoryRow
 from memory_daemon.timefmt import format_iso
 
@@ -33,6 +38,39 @@ def memory_message(row: MemoryRow) -> pb.Memory:
     return message
 
 
+def dedup_message(verdict: DedupVerdict | None, content: str = "") -> pb.Deduplication | None:
+    if verdict is None:
+        return None
+    return pb.Deduplication(action=verdict.action.value, memory_id=verdict.memory_id or "", memory_content=content,
+                            similarity=round(verdict.similarity, 4), reasons=verdict.reasons)
+
+
+def analysis_message(analysis: Analysis, item_id: str = "") -> pb.AnalyzeMessageReply:
+    signals = analysis.signals
+    return pb.AnalyzeMessageReply(
+        id=item_id,
+        signals=pb.PhraseSignals(
+            save_request=signals.save_request, recall_request=signals.recall_request,
+            importance_marker=signals.importance_marker, matched_phrases=[p.text for p in signals.matched_phrases],
+        ),
+        should_save=analysis.should_save,
+        action_recommendation=analysis.action,
+        confidence=analysis.confidence,
+        intent=analysis.intent.intent,
+        intent_source=analysis.intent.source,
+        intent_probabilities={k: round(v, 4) for k, v in analysis.intent.all_probs.items()},
+        suggested_entities=[pb.SuggestedEntity(text=e.text, label=e.label, key=e.key) for e in analysis.entities],
+        suggested_tags=analysis.tags,
+        suggested_strength=round(analysis.strength, 3),
+        deduplication=dedup_message(analysis.deduplication, analysis.dedup_content),
+        reasoning=analysis.reasoning,
+        context_used=analysis.context_used,
+        timings_ms=analysis.timings_ms,
+        degraded=analysis.degraded,
+        suggested_content=analysis.suggested_content,
+    )
+
+
 class MemoryRpc:
     """The MemoryService handlers, by RPC name; called from gRPC and from the MCP bridge alike."""
 
@@ -49,7 +87,32 @@ class MemoryRpc:
             context=request.context, session_id=request.session_id,
             meta=json_format.MessageToDict(request.meta) if request.HasField("meta") else {},
         )
-        return pb.SaveMemoryReply(memory=memory_message(self._memories.save(caller.namespace, new)))
+        outcome = self._memories.save(caller.namespace, new)
+        return pb.SaveMemoryReply(
+            memory=memory_message(outcome.memory), auto_filled=outcome.auto_filled, merged=outcome.merged,
+            deduplication=dedup_message(outcome.deduplication, outcome.dedup_content), degraded=outcome.degraded,
+        )
+
+    def AnalyzeMessage(self, request: pb.AnalyzeMessageRequest, caller: Caller) -> pb.AnalyzeMessageReply:
+        item = AnalyzeItem(request.message, request.session_id, request.namespace or caller.namespace)
+        return analysis_message(self._memories.analyze([item])[0])
+
+    def AnalyzeMessages(self, request: pb.AnalyzeMessagesRequest, caller: Caller) -> pb.AnalyzeMessagesReply:
+        if len(request.items) > MAX_ANALYZE_BATCH:
+            raise InvalidArgument(f"items: at most {MAX_ANALYZE_BATCH} per call, got {len(request.items)}")
+        items = [AnalyzeItem(i.message, i.session_id, i.namespace or caller.namespace) for i in request.items]
+        analyses = self._memories.analyze(items)
+        return pb.AnalyzeMessagesReply(
+            results=[analysis_message(a, i.id) for a, i in zip(analyses, request.items, strict=True)]
+        )
+
+    def GetModelStatus(self, request: pb.GetModelStatusRequest, caller: Caller) -> pb.GetModelStatusReply:
+        statuses, degraded = self._memories.model_statuses()
+        return pb.GetModelStatusReply(
+            models=[pb.ModelStatus(name=s.name, path=s.path, ok=s.ok, detail=s.detail, sha256=s.sha256, load_ms=s.load_ms)
+                    for s in statuses],
+            degraded=degraded,
+        )
 
     def SearchMemory(self, request: pb.SearchMemoryRequest, caller: Caller) -> pb.SearchMemoryReply:
         hits = self._memories.search(

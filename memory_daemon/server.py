@@ -7,6 +7,7 @@ import ipaddress
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import grpc
@@ -18,6 +19,7 @@ from cortexd.connect import MAX_MESSAGE_BYTES, is_unix_address, socket_path_of
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 from memory_daemon import __version__
+from memory_daemon.activation import ActivationPipeline
 from memory_daemon.config import DaemonSettings
 from memory_daemon.errors import CortexdError
 from memory_daemon.interceptors import AccessLogInterceptor, BearerTokenInterceptor
@@ -83,7 +85,10 @@ async def serve(settings: DaemonSettings) -> int:
 async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> int:
     database = Database(settings.database_path)
     repository = MemoryRepository(database)
-    memories = MemoryService(repository, KeywordSearcher(repository), settings.limits)
+    activation = ActivationPipeline(settings.activation)
+    # Models load beside the server, so the socket answers at once; calls that need them wait for the load.
+    threading.Thread(target=activation.load, name="cortexd-model-load", daemon=True).start()
+    memories = MemoryService(repository, KeywordSearcher(repository), settings.limits, activation)
     rpc = MemoryRpc(memories, database, settings.listen)
     runner = BlockingRunner(settings.worker_threads)
 

@@ -37,16 +37,23 @@ RESOURCES = (
 )
 
 MEMORY_GUIDELINES = """\
-You have long-term memory through the cortexd tools. Use it like a careful colleague would:
+You have long-term memory through the cortexd tools. Use it like a careful colleague would.
 
-- When the user states a preference, a decision, a durable fact about themselves, their people,
-  projects or systems, or explicitly asks you to remember something, call `save_memory` with one
-  self-contained sentence (resolve "it"/"that" to what they refer to). Add tags and entities when
-  you know them.
-- Before answering a question that may depend on earlier conversations ("what did I say about…",
-  "which database do we use?"), call `search_memory` first, then `open_memories` for full details.
-- When a memory you retrieved actually helped, call `touch_memory` on it so that it stays strong.
-- Do not save chit-chat, one-off task instructions, or secrets such as tokens and passwords.
+When you are unsure whether a user message is worth remembering, call `analyze_message` with the message
+(and a session_id for the conversation) and act on `action_recommendation`:
+
+- MUST_SAVE: the user explicitly asked you to remember something. Always call `save_memory`.
+- SHOULD_SAVE: a preference, decision or durable fact. Usually call `save_memory`.
+- SHOULD_SEARCH: the user asks about something said before. Call `search_memory` before answering.
+- UPDATE_CANDIDATE: the message changes something stored before (`deduplication.memory_id` names it when
+  known). Save the new version and mention the change to the user.
+- DUPLICATE_DETECTED: it is already stored. Don't save it again; `save_memory` would only reinforce it.
+- NONE: nothing to remember.
+
+When you save, write one self-contained sentence (`suggested_content` resolves "that"/"it" from earlier turns).
+`save_memory` fills in entities, tags and strength when you leave them out, so pass them only when you know
+better. When a memory you retrieved actually helped, call `touch_memory` on it. Never save secrets such as
+tokens or passwords, and don't save chit-chat or one-off task instructions.
 """
 
 

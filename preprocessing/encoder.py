@@ -36,9 +36,8 @@ class SentenceEncoder:
         model: VerifiedModel = verified_model(ENCODER_MODEL)
         return cls(model.file("model_int8.onnx"), model.file("tokenizer.json"), threads)
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The model's input arrays, padded to the longest text."""
         encodings = self._tokenizer.encode_batch(list(texts))
         feeds = {
             "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
@@ -46,6 +45,12 @@ class SentenceEncoder:
         }
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        return feeds
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        feeds = self.tokenize(texts)
         hidden = self._session.run(["last_hidden_state"], feeds)[0]
         mask = feeds["attention_mask"][..., None].astype(np.float32)
         pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)

@@ -52,6 +52,11 @@ class VerifiedModel:
         return self.directory / filename
 
 
+def manifest_digest(name: str, filename: str) -> str:
+    manifest = json.loads((models_dir() / name / "manifest.json").read_text())
+    return manifest["files"][filename]["sha256"]
+
+
 def verified_model(name: str) -> VerifiedModel:
     """The model directory models/<name>, after every file in its manifest matched its sha256."""
     directory = models_dir() / name

@@ -12,7 +12,7 @@ from conftest import mcp_session
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory"}
+TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analyze_message"}
 
 
 def payload(result) -> dict:

@@ -12,6 +12,7 @@ import pytest
 from conftest import CORTEXD
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon.catalog import tool_catalog
+from memory_daemon.store import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("duckdb", "spacy", "onnxruntime", "numpy", "memory_daemon.store", "preprocessing")
@@ -43,7 +44,8 @@ def test_every_rpc_marked_as_a_tool_is_in_the_catalog_with_its_comment_and_schem
     service = pb.DESCRIPTOR.services_by_name["MemoryService"]
     marked = {m.GetOptions().Extensions[pb.mcp_tool]: m for m in service.methods if m.GetOptions().Extensions[pb.mcp_tool]}
     catalog = tool_catalog()
-    assert set(catalog) == set(marked) == {"save_memory", "search_memory", "open_memories", "touch_memory"}
+    assert set(catalog) == set(marked) == {"save_memory", "search_memory", "open_memories", "touch_memory",
+                                           "analyze_message"}
     save = catalog["save_memory"]
     assert save.description.startswith("Save a memory")
     assert save.input_schema["required"] == ["content"]
@@ -76,7 +78,7 @@ def test_cli_verbs_round_trip(daemon, tmp_path):
     assert missing.returncode == 1 and "not_found: no memory with id mem_missing" in missing.stderr
 
     status = json.loads(_cli(daemon, "status", "--json").stdout)
-    assert status["memory_count"] == 1 and status["schema_version"] == 1
+    assert status["memory_count"] == 1 and status["schema_version"] == SCHEMA_VERSION
 
     tools = json.loads(_cli(daemon, "tools", "--json").stdout)["tools"]
     assert {t["name"] for t in tools} == set(tool_catalog())

@@ -14,7 +14,8 @@ _COLUMNS = (
     "id, namespace, content, tags, entities, strength, created_at, last_used_at, "
     "use_count, source, context, session_id, meta, external_id"
 )
-_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text) VALUES ({', '.join('?' * 15)})"
+_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 16)})"
+EMBEDDING_DIMENSIONS = 384
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,15 @@ class MemoryRow:
         return " ".join((self.content, *self.tags, *self.entities)).lower()
 
 
+def _vector(embedding: Sequence[float] | None) -> list[float] | None:
+    if embedding is None:
+        return None
+    vector = [float(x) for x in embedding]
+    if len(vector) != EMBEDDING_DIMENSIONS:
+        raise ValueError(f"embedding has {len(vector)} dimensions, the store keeps {EMBEDDING_DIMENSIONS}")
+    return vector
+
+
 def _row(values: Sequence) -> MemoryRow:
     (id_, namespace, content, tags, entities, strength, created_at, last_used_at,
      use_count, source, context, session_id, meta, external_id) = values
@@ -63,14 +73,29 @@ class MemoryRepository:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def insert(self, row: MemoryRow) -> None:
-        self._db.cursor().execute(_INSERT, row.as_params())
+    def insert(self, row: MemoryRow, embedding: Sequence[float] | None = None) -> None:
+        self._db.cursor().execute(_INSERT, row.as_params() + [_vector(embedding)])
 
-    def insert_many(self, rows: Sequence[MemoryRow]) -> None:
+    def insert_many(self, rows: Sequence[MemoryRow], embeddings: Sequence[Sequence[float] | None] | None = None) -> None:
         if not rows:
             return
+        vectors = [_vector(e) for e in embeddings] if embeddings is not None else [None] * len(rows)
         with self._db.transaction() as cursor:
-            cursor.executemany(_INSERT, [r.as_params() for r in rows])
+            cursor.executemany(_INSERT, [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)])
+
+    def nearest(self, namespaces: Sequence[str], embedding: Sequence[float], limit: int) -> list[tuple[MemoryRow, float]]:
+        """The memories most similar to embedding (cosine), most similar first."""
+        rows = self._db.cursor().execute(
+            f"""
+            SELECT {_COLUMNS}, array_cosine_similarity(embedding, ?::FLOAT[{EMBEDDING_DIMENSIONS}]) AS similarity
+              FROM memories
+             WHERE list_contains(?, namespace) AND embedding IS NOT NULL
+             ORDER BY similarity DESC
+             LIMIT ?
+            """,
+            [_vector(embedding), list(namespaces), limit],
+        ).fetchall()
+        return [(_row(r[:-1]), float(r[-1])) for r in rows]
 
     def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
         rows = self._db.cursor().execute(

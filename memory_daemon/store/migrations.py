@@ -31,4 +31,11 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX memories_namespace ON memories (namespace)",
         ),
     ),
+    (
+        2,
+        (
+            # Sentence embeddings (all-MiniLM-L6-v2, 384 floats, unit length); NULL where the encoder was unavailable.
+            "ALTER TABLE memories ADD COLUMN embedding FLOAT[384]",
+        ),
+    ),
 )

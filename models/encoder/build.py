@@ -8,7 +8,7 @@
 #   /work/venv-build/bin/python models/encoder/build.py
 #
 # Build-time needs torch, optimum(-onnx), transformers and onnx. The runtime path
-# (the `Encoder` class below) needs only onnxruntime, tokenizers and numpy; the
+# (preprocessing.encoder.SentenceEncoder) needs only onnxruntime, tokenizers and numpy; the
 # parity/latency check runs it in a subprocess that refuses to import anything else.
 
 from __future__ import annotations
@@ -46,49 +46,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # --------------------------------------------------------------------------- runtime path
 
 
-class Encoder:
-    """Sentence encoder using only onnxruntime + tokenizers + numpy."""
-
-    def __init__(self, model_path: Path, tokenizer_path: Path, *, threads: int = 1,
-                 max_length: int = MAX_LENGTH):
-        import numpy as np
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        self._np = np
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        self.session = ort.InferenceSession(str(model_path), opts,
-                                            providers=["CPUExecutionProvider"])
-        self.input_names = [i.name for i in self.session.get_inputs()]
-        self.output_names = [o.name for o in self.session.get_outputs()]
-        self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self.tokenizer.enable_truncation(max_length=max_length)
-        pad_id = self.tokenizer.token_to_id("[PAD]")
-        self.tokenizer.enable_padding(pad_id=pad_id, pad_token="[PAD]")
-
-    def tokenize(self, texts: list[str]) -> dict:
-        np = self._np
-        encs = self.tokenizer.encode_batch(list(texts))
-        feeds = {
-            "input_ids": np.array([e.ids for e in encs], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
-        }
-        if "token_type_ids" in self.input_names:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encs], dtype=np.int64)
-        return feeds
-
-    def encode(self, texts: list[str]):
-        """Return an (n, 384) float32 array: mean-pooled over the mask, L2-normalised."""
-        np = self._np
-        feeds = self.tokenize(texts)
-        hidden = self.session.run(["last_hidden_state"], feeds)[0]
-        mask = feeds["attention_mask"][..., None].astype(np.float32)
-        pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+# The runtime encoder itself, so the parity check measures exactly what the daemon runs.
+sys.path.insert(0, str(HERE.parent.parent))
+from preprocessing.encoder import SentenceEncoder as Encoder  # noqa: E402
 
 
 # --------------------------------------------------------------------------- helpers

@@ -65,10 +65,168 @@ class SaveMemoryRequest(_message.Message):
     def __init__(self, content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class SaveMemoryReply(_message.Message):
-    __slots__ = ("memory",)
+    __slots__ = ("memory", "auto_filled", "deduplication", "merged", "degraded")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
+    AUTO_FILLED_FIELD_NUMBER: _ClassVar[int]
+    DEDUPLICATION_FIELD_NUMBER: _ClassVar[int]
+    MERGED_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+    auto_filled: _containers.RepeatedScalarFieldContainer[str]
+    deduplication: Deduplication
+    merged: bool
+    degraded: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., auto_filled: _Optional[_Iterable[str]] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., merged: _Optional[bool] = ..., degraded: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AnalyzeMessageRequest(_message.Message):
+    __slots__ = ("message", "session_id", "namespace")
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    session_id: str
+    namespace: str
+    def __init__(self, message: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class PhraseSignals(_message.Message):
+    __slots__ = ("save_request", "recall_request", "importance_marker", "matched_phrases")
+    SAVE_REQUEST_FIELD_NUMBER: _ClassVar[int]
+    RECALL_REQUEST_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_MARKER_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_PHRASES_FIELD_NUMBER: _ClassVar[int]
+    save_request: bool
+    recall_request: bool
+    importance_marker: bool
+    matched_phrases: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, save_request: _Optional[bool] = ..., recall_request: _Optional[bool] = ..., importance_marker: _Optional[bool] = ..., matched_phrases: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SuggestedEntity(_message.Message):
+    __slots__ = ("text", "label", "key")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    label: str
+    key: str
+    def __init__(self, text: _Optional[str] = ..., label: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class Deduplication(_message.Message):
+    __slots__ = ("action", "memory_id", "memory_content", "similarity", "reasons")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    memory_id: str
+    memory_content: str
+    similarity: float
+    reasons: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, action: _Optional[str] = ..., memory_id: _Optional[str] = ..., memory_content: _Optional[str] = ..., similarity: _Optional[float] = ..., reasons: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AnalyzeMessageReply(_message.Message):
+    __slots__ = ("signals", "should_save", "action_recommendation", "confidence", "intent", "intent_source", "intent_probabilities", "suggested_entities", "suggested_tags", "suggested_strength", "deduplication", "reasoning", "context_used", "timings_ms", "degraded", "id", "suggested_content")
+    class IntentProbabilitiesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    class TimingsMsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    SIGNALS_FIELD_NUMBER: _ClassVar[int]
+    SHOULD_SAVE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_RECOMMENDATION_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    INTENT_FIELD_NUMBER: _ClassVar[int]
+    INTENT_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    INTENT_PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
+    SUGGESTED_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    SUGGESTED_TAGS_FIELD_NUMBER: _ClassVar[int]
+    SUGGESTED_STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    DEDUPLICATION_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_USED_FIELD_NUMBER: _ClassVar[int]
+    TIMINGS_MS_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SUGGESTED_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    signals: PhraseSignals
+    should_save: bool
+    action_recommendation: str
+    confidence: float
+    intent: str
+    intent_source: str
+    intent_probabilities: _containers.ScalarMap[str, float]
+    suggested_entities: _containers.RepeatedCompositeFieldContainer[SuggestedEntity]
+    suggested_tags: _containers.RepeatedScalarFieldContainer[str]
+    suggested_strength: float
+    deduplication: Deduplication
+    reasoning: _containers.RepeatedScalarFieldContainer[str]
+    context_used: _containers.RepeatedScalarFieldContainer[str]
+    timings_ms: _containers.ScalarMap[str, float]
+    degraded: _containers.RepeatedScalarFieldContainer[str]
+    id: str
+    suggested_content: str
+    def __init__(self, signals: _Optional[_Union[PhraseSignals, _Mapping]] = ..., should_save: _Optional[bool] = ..., action_recommendation: _Optional[str] = ..., confidence: _Optional[float] = ..., intent: _Optional[str] = ..., intent_source: _Optional[str] = ..., intent_probabilities: _Optional[_Mapping[str, float]] = ..., suggested_entities: _Optional[_Iterable[_Union[SuggestedEntity, _Mapping]]] = ..., suggested_tags: _Optional[_Iterable[str]] = ..., suggested_strength: _Optional[float] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., reasoning: _Optional[_Iterable[str]] = ..., context_used: _Optional[_Iterable[str]] = ..., timings_ms: _Optional[_Mapping[str, float]] = ..., degraded: _Optional[_Iterable[str]] = ..., id: _Optional[str] = ..., suggested_content: _Optional[str] = ...) -> None: ...
+
+class AnalyzeItem(_message.Message):
+    __slots__ = ("id", "message", "session_id", "namespace")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    message: str
+    session_id: str
+    namespace: str
+    def __init__(self, id: _Optional[str] = ..., message: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class AnalyzeMessagesRequest(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[AnalyzeItem]
+    def __init__(self, items: _Optional[_Iterable[_Union[AnalyzeItem, _Mapping]]] = ...) -> None: ...
+
+class AnalyzeMessagesReply(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[AnalyzeMessageReply]
+    def __init__(self, results: _Optional[_Iterable[_Union[AnalyzeMessageReply, _Mapping]]] = ...) -> None: ...
+
+class GetModelStatusRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ModelStatus(_message.Message):
+    __slots__ = ("name", "path", "ok", "detail", "sha256", "load_ms")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    OK_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    LOAD_MS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    path: str
+    ok: bool
+    detail: str
+    sha256: str
+    load_ms: float
+    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., ok: _Optional[bool] = ..., detail: _Optional[str] = ..., sha256: _Optional[str] = ..., load_ms: _Optional[float] = ...) -> None: ...
+
+class GetModelStatusReply(_message.Message):
+    __slots__ = ("models", "degraded")
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_FIELD_NUMBER: _ClassVar[int]
+    models: _containers.RepeatedCompositeFieldContainer[ModelStatus]
+    degraded: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, models: _Optional[_Iterable[_Union[ModelStatus, _Mapping]]] = ..., degraded: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchMemoryRequest(_message.Message):
     __slots__ = ("query", "limit", "tags", "since", "until")

@@ -57,6 +57,21 @@ class MemoryServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.TouchMemoryRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.TouchMemoryReply.FromString,
                 _registered_method=True)
+        self.AnalyzeMessage = channel.unary_unary(
+                '/cortexd.v1.MemoryService/AnalyzeMessage',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessageRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessageReply.FromString,
+                _registered_method=True)
+        self.AnalyzeMessages = channel.unary_unary(
+                '/cortexd.v1.MemoryService/AnalyzeMessages',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessagesRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessagesReply.FromString,
+                _registered_method=True)
+        self.GetModelStatus = channel.unary_unary(
+                '/cortexd.v1.MemoryService/GetModelStatus',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetModelStatusRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetModelStatusReply.FromString,
+                _registered_method=True)
         self.ImportMemories = channel.stream_unary(
                 '/cortexd.v1.MemoryService/ImportMemories',
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ImportRecord.SerializeToString,
@@ -106,6 +121,31 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyzeMessage(self, request, context):
+        """Analyze a user message before acting on it: is it an explicit request to
+        remember (MUST_SAVE), worth saving (SHOULD_SAVE), a question about the past
+        (SHOULD_SEARCH), a duplicate or an update of a stored memory? Also suggests
+        entities, tags and strength for save_memory. Pass session_id so that short
+        replies ("yes, let's go with that") are read in the context of earlier turns.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnalyzeMessages(self, request, context):
+        """Analyze many messages in one call with batched inference.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetModelStatus(self, request, context):
+        """Each model's status, path, sha256 and load time, and the degraded stages.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ImportMemories(self, request_iterator, context):
         """Bulk import, one record per message. A record whose external id already
         exists in its namespace is skipped, so an import can be re-run safely.
@@ -143,6 +183,21 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.TouchMemory,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.TouchMemoryRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.TouchMemoryReply.SerializeToString,
+            ),
+            'AnalyzeMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyzeMessage,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessageRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessageReply.SerializeToString,
+            ),
+            'AnalyzeMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyzeMessages,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessagesRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessagesReply.SerializeToString,
+            ),
+            'GetModelStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetModelStatus,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetModelStatusRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetModelStatusReply.SerializeToString,
             ),
             'ImportMemories': grpc.stream_unary_rpc_method_handler(
                     servicer.ImportMemories,
@@ -266,6 +321,87 @@ class MemoryService:
             '/cortexd.v1.MemoryService/TouchMemory',
             cortexd_dot_v1_dot_cortexd__pb2.TouchMemoryRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.TouchMemoryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyzeMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/AnalyzeMessage',
+            cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessageRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessageReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyzeMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/AnalyzeMessages',
+            cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessagesRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.AnalyzeMessagesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetModelStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/GetModelStatus',
+            cortexd_dot_v1_dot_cortexd__pb2.GetModelStatusRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.GetModelStatusReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,85 @@
+"""Conversation context: the last few messages per session, so a reply can be read against what came before."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass
+class _Session:
+    turns: deque[str]
+    last_seen: float = 0.0
+
+
+class ConversationContext:
+    """Per-session ring buffers, thread-safe, bounded in sessions and pruned when idle."""
+
+    def __init__(
+        self,
+        window: int = 10,
+        idle_seconds: float = 3600,
+        max_sessions: int = 1000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if window < 1:
+            raise ValueError("window must be >= 1")
+        if max_sessions < 1:
+            raise ValueError("max_sessions must be >= 1")
+        if idle_seconds <= 0:
+            raise ValueError("idle_seconds must be > 0")
+        self.window = window
+        self.idle_seconds = idle_seconds
+        self.max_sessions = max_sessions
+        self._clock = clock
+        # Least recently used first: every touch moves a session to the end, so both
+        # idle pruning and LRU eviction only ever look at the front.
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, session_id: str, text: str) -> None:
+        with self._lock:
+            now = self._clock()
+            self._prune(now)
+            session = self._sessions.get(session_id)
+            if session is None:
+                session = self._sessions[session_id] = _Session(deque(maxlen=self.window))
+            session.turns.append(text)
+            self._touch(session_id, session, now)
+            while len(self._sessions) > self.max_sessions:
+                self._sessions.popitem(last=False)
+
+    def recent(self, session_id: str) -> tuple[str, ...]:
+        """The session's last `window` messages, oldest first; () for an unknown or expired session."""
+        with self._lock:
+            now = self._clock()
+            self._prune(now)
+            session = self._sessions.get(session_id)
+            if session is None:
+                return ()
+            self._touch(session_id, session, now)
+            return tuple(session.turns)
+
+    def clear(self, session_id: str) -> None:
+        with self._lock:
+            self._sessions.pop(session_id, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._prune(self._clock())
+            return len(self._sessions)
+
+    def _touch(self, session_id: str, session: _Session, now: float) -> None:
+        session.last_seen = now
+        self._sessions.move_to_end(session_id)
+
+    def _prune(self, now: float) -> None:
+        # Front-first works because last_seen never decreases along the order.
+        while self._sessions:
+            session = next(iter(self._sessions.values()))
+            if now - session.last_seen <= self.idle_seconds:
+                break
+            self._sessions.popitem(last=False)
