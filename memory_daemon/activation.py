@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +27,7 @@ MUST_SAVE, SHOULD_SAVE, SHOULD_SEARCH = "MUST_SAVE", "SHOULD_SAVE", "SHOULD_SEAR
 DUPLICATE_DETECTED, UPDATE_CANDIDATE, NONE = "DUPLICATE_DETECTED", "UPDATE_CANDIDATE", "NONE"
 SAVE_INTENTS = {"SAVE_PREFERENCE": "preference", "SAVE_DECISION": "decision", "SAVE_FACT": "fact"}
 MODEL_LOAD_TIMEOUT_SECONDS = 120.0
+RECENT_ANALYSES = 512  # spaCy results kept for reuse when a later turn leans on an earlier one
 
 # A short reply that leans on the previous turn ("yes, let's go with that", "the first one").
 _LEANS_ON_CONTEXT = re.compile(
@@ -83,6 +86,9 @@ class ActivationPipeline:
         self.tagger: TagSuggester | None = None
         self.statuses: list[ModelStatus] = []
         self._loaded = threading.Event()
+        self._recent_analyses: OrderedDict[str, TextAnalysis] = OrderedDict()
+        self._recent_lock = threading.Lock()
+        self._side = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cortexd-encoder")
 
     # -- loading -------------------------------------------------------------------------------------------------
 
@@ -132,12 +138,22 @@ class ActivationPipeline:
     ) -> list[Analysis]:
         """Analyse (message, session_id) pairs; entities and embeddings are computed in one batch each."""
         self.wait_loaded()
+        started = time.perf_counter()
         clock = _Stopwatch()
         messages = [m for m, _ in items]
+        # The encoder runs beside spaCy: onnxruntime releases the GIL, so the two overlap on the second core.
+        pending = self._side.submit(clock.run, "embedding", lambda: self.encoder.encode(messages)) if self.encoder else None
         text_analyses: list[TextAnalysis | None] = (
             clock.run("entities", lambda: self.extractor.analyze_batch(messages)) if self.extractor else [None] * len(items)
         )
-        embeddings = clock.run("embedding", lambda: self.encoder.encode(messages)) if self.encoder else None
+        if self.extractor:
+            with self._recent_lock:
+                for message, analysis in zip(messages, text_analyses, strict=True):
+                    self._recent_analyses[message] = analysis
+                    self._recent_analyses.move_to_end(message)
+                while len(self._recent_analyses) > RECENT_ANALYSES:
+                    self._recent_analyses.popitem(last=False)
+        embeddings = pending.result() if pending is not None else None
         per_item = len(items)
         shared = {stage: round(ms / per_item, 3) for stage, ms in clock.timings.items()}
         results = []
@@ -145,9 +161,17 @@ class ActivationPipeline:
             embedding = embeddings[index] if embeddings is not None else None
             lookup = (lambda e, i=index: neighbours(i, e)) if neighbours else None
             results.append(self._analyze_one(message, session_id, text_analyses[index], embedding, lookup, dict(shared)))
+            if per_item == 1:
+                results[-1].timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
             if remember_turns and session_id and self.settings.context:
                 self.context.add(session_id, message)
         return results
+
+    def _text_analysis(self, text: str) -> TextAnalysis:
+        """spaCy's reading of a recent turn, reused rather than parsed again."""
+        with self._recent_lock:
+            cached = self._recent_analyses.get(text)
+        return cached if cached is not None else self.extractor.analyze(text)
 
     def _analyze_one(self, message: str, session_id: str, text_analysis: TextAnalysis | None,
                      embedding: np.ndarray | None, neighbours: NeighbourLookup | None, timings: dict) -> Analysis:
@@ -163,7 +187,7 @@ class ActivationPipeline:
         entities = text_analysis.entities if text_analysis else ()
         if context_used and self.extractor:
             known = {e.key for e in entities}
-            entities += tuple(e for e in self.extractor.analyze(context_used[0]).entities if e.key not in known)
+            entities += tuple(e for e in self._text_analysis(context_used[0]).entities if e.key not in known)
         suggested_content = message if not context_used else f"{message.strip()} (re: {context_used[0].strip()})"
 
         tags: tuple[str, ...] = ()

@@ -14,6 +14,7 @@ from memory_daemon.errors import InvalidArgument, NotFound, Unavailable
 from memory_daemon.search import MemorySearcher, ScoredMemory, SearchQuery
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
+from memory_daemon.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
 from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict
 
@@ -97,6 +98,7 @@ class MemoryService:
         self._searcher = searcher
         self._limits = limits
         self._activation = activation
+        self._vectors = VectorIndex(repository.embeddings)
 
     def save(self, namespace: str, new: NewMemory) -> SaveOutcome:
         """Validate, fill in what the caller left out, then store, or reinforce the memory it duplicates."""
@@ -122,6 +124,8 @@ class MemoryService:
             if existing is not None:
                 return SaveOutcome(existing, (), verdict, analysis.dedup_content, True, analysis.degraded)
         self._repository.insert(row, analysis.embedding)
+        if analysis.embedding is not None:
+            self._vectors.add(namespace, [(row.id, row.content, analysis.embedding)])
         return SaveOutcome(row, tuple(auto_filled), verdict, analysis.dedup_content, False, analysis.degraded)
 
     def analyze(self, items: list[AnalyzeItem]) -> list[Analysis]:
@@ -149,8 +153,8 @@ class MemoryService:
         limit = self._activation.settings.dedup_candidates
 
         def lookup(embedding) -> list[DedupCandidate]:
-            return [DedupCandidate(row.id, row.content, similarity)
-                    for row, similarity in self._repository.nearest((namespace,), embedding, limit)]
+            return [DedupCandidate(memory_id, text, similarity)
+                    for memory_id, text, similarity in self._vectors.nearest(namespace, embedding, limit)]
 
         return lookup
 
@@ -234,7 +238,11 @@ class MemoryService:
                 row = replace(row, created_at=created, last_used_at=created)
             rows.append(replace(row, external_id=item.external_id or None))
             seen.add(key)
-        self._repository.insert_many(rows, self._embeddings([row.content for row in rows]))
+        embeddings = self._embeddings([row.content for row in rows])
+        self._repository.insert_many(rows, embeddings)
+        if embeddings is not None:
+            for row, vector in zip(rows, embeddings, strict=True):
+                self._vectors.add(row.namespace, [(row.id, row.content, vector)])
         outcome.imported += len(rows)
 
     def _embeddings(self, texts: list[str]) -> list | None:

@@ -83,19 +83,16 @@ class MemoryRepository:
         with self._db.transaction() as cursor:
             cursor.executemany(_INSERT, [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)])
 
-    def nearest(self, namespaces: Sequence[str], embedding: Sequence[float], limit: int) -> list[tuple[MemoryRow, float]]:
-        """The memories most similar to embedding (cosine), most similar first."""
+    def embeddings(self, namespace: str) -> tuple[list[str], list[str], "np.ndarray"]:
+        """Ids, contents and embeddings of a namespace's memories that have one."""
+        import numpy as np
+
         rows = self._db.cursor().execute(
-            f"""
-            SELECT {_COLUMNS}, array_cosine_similarity(embedding, ?::FLOAT[{EMBEDDING_DIMENSIONS}]) AS similarity
-              FROM memories
-             WHERE list_contains(?, namespace) AND embedding IS NOT NULL
-             ORDER BY similarity DESC
-             LIMIT ?
-            """,
-            [_vector(embedding), list(namespaces), limit],
+            "SELECT id, content, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL ORDER BY created_at",
+            [namespace],
         ).fetchall()
-        return [(_row(r[:-1]), float(r[-1])) for r in rows]
+        matrix = np.array([r[2] for r in rows], dtype=np.float32).reshape(len(rows), EMBEDDING_DIMENSIONS)
+        return [r[0] for r in rows], [r[1] for r in rows], matrix
 
     def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
         rows = self._db.cursor().execute(

@@ -1,0 +1,64 @@
+"""Each namespace's memory embeddings held in RAM for exact nearest-neighbour search; DuckDB stays the source of truth."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+DIMENSIONS = 384
+
+
+class _NamespaceVectors:
+    def __init__(self, ids: list[str], texts: list[str], matrix: np.ndarray) -> None:
+        self.ids = ids
+        self.texts = texts
+        self.matrix = np.zeros((max(64, 2 * len(ids)), DIMENSIONS), dtype=np.float32)
+        self.matrix[: len(ids)] = matrix
+        self.size = len(ids)
+
+    def add(self, memory_id: str, text: str, vector: np.ndarray) -> None:
+        if self.size == len(self.matrix):  # grow by doubling, so appends stay amortised O(1)
+            grown = np.zeros((2 * len(self.matrix), DIMENSIONS), dtype=np.float32)
+            grown[: self.size] = self.matrix[: self.size]
+            self.matrix = grown
+        self.matrix[self.size] = vector
+        self.ids.append(memory_id)
+        self.texts.append(text)
+        self.size += 1
+
+
+class VectorIndex:
+    """Loaded per namespace on first use, then kept in step by every write that goes through the daemon."""
+
+    def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray]]) -> None:
+        self._load = load_namespace
+        self._namespaces: dict[str, _NamespaceVectors] = {}
+        self._lock = threading.Lock()
+
+    def nearest(self, namespace: str, vector: np.ndarray, limit: int) -> list[tuple[str, str, float]]:
+        """(memory id, text, cosine) of the closest memories, closest first."""
+        with self._lock:
+            vectors = self._namespace(namespace)
+            if vectors.size == 0:
+                return []
+            scores = vectors.matrix[: vectors.size] @ np.asarray(vector, dtype=np.float32)
+            count = min(limit, vectors.size)
+            top = np.argpartition(-scores, count - 1)[:count]
+            top = top[np.argsort(-scores[top])]
+            return [(vectors.ids[i], vectors.texts[i], float(scores[i])) for i in top]
+
+    def add(self, namespace: str, items: Sequence[tuple[str, str, np.ndarray]]) -> None:
+        with self._lock:
+            if namespace not in self._namespaces:
+                return  # not loaded yet: the first lookup will read these rows from the store
+            vectors = self._namespaces[namespace]
+            for memory_id, text, vector in items:
+                vectors.add(memory_id, text, vector)
+
+    def _namespace(self, namespace: str) -> _NamespaceVectors:
+        vectors = self._namespaces.get(namespace)
+        if vectors is None:
+            vectors = self._namespaces[namespace] = _NamespaceVectors(*self._load(namespace))
+        return vectors
