@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -49,17 +48,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # The runtime encoder itself, so the parity check measures exactly what the daemon runs.
 sys.path.insert(0, str(HERE.parent.parent))
 from preprocessing.encoder import SentenceEncoder as Encoder  # noqa: E402
+from preprocessing.registry import sha256_of as sha256  # noqa: E402
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def version(dist: str) -> str | None:
