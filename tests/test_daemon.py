@@ -135,3 +135,23 @@ def test_invalid_namespace_is_rejected(daemon):
             client.save_memory(content="x")
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "namespace '../etc' is invalid" in raised.value.details()
+
+
+def test_concurrent_writes_to_one_memory_never_conflict(daemon):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with daemon.client("acme") as client:
+        memory_id = client.save_memory(content="The on-call rota changes every Monday").memory.id
+
+        def touch(_):
+            return client.touch_memory(id=memory_id).memory.use_count
+
+        def save(n):
+            return client.save_memory(content="The on-call rota changes every Monday").memory.id
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(touch, range(24)))
+            saved_ids = list(pool.map(save, range(8)))
+        final = client.open_memories(ids=[memory_id]).memories[0]
+    assert final.use_count == 24 + saved_ids.count(memory_id)
+    assert memory_id in saved_ids, "identical content merges into the existing memory"

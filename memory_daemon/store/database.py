@@ -25,6 +25,9 @@ class Database:
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._cursors_lock = threading.Lock()
+        # DuckDB aborts one of two transactions that update the same row at once ("Conflict on tuple
+        # deletion"); writes are short, so one writer at a time costs little and never conflicts.
+        self._write_lock = threading.Lock()
         self._migrate()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
@@ -38,15 +41,22 @@ class Database:
         return cursor
 
     @contextmanager
+    def writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """This thread's cursor, holding the single-writer lock for one autocommit statement."""
+        with self._write_lock:
+            yield self.cursor()
+
+    @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        cursor = self.cursor()
-        cursor.begin()
-        try:
-            yield cursor
-        except BaseException:
-            cursor.rollback()
-            raise
-        cursor.commit()
+        with self._write_lock:
+            cursor = self.cursor()
+            cursor.begin()
+            try:
+                yield cursor
+            except BaseException:
+                cursor.rollback()
+                raise
+            cursor.commit()
 
     def schema_version(self) -> int:
         row = self.cursor().execute("SELECT max(version) FROM schema_version").fetchone()

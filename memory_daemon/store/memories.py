@@ -74,7 +74,8 @@ class MemoryRepository:
         self._db = database
 
     def insert(self, row: MemoryRow, embedding: Sequence[float] | None = None) -> None:
-        self._db.cursor().execute(_INSERT, row.as_params() + [_vector(embedding)])
+        with self._db.writing() as cursor:
+            cursor.execute(_INSERT, row.as_params() + [_vector(embedding)])
 
     def insert_many(self, rows: Sequence[MemoryRow], embeddings: Sequence[Sequence[float] | None] | None = None) -> None:
         if not rows:
@@ -102,8 +103,9 @@ class MemoryRepository:
         return [_row(r) for r in rows]
 
     def record_use(self, memory_id: str, namespaces: Sequence[str], used_at: datetime, strength_boost: float) -> MemoryRow | None:
-        row = self._db.cursor().execute(
-            f"""
+        with self._db.writing() as cursor:
+            row = cursor.execute(
+                f"""
             UPDATE memories
                SET use_count = use_count + 1,
                    last_used_at = ?,
@@ -111,8 +113,8 @@ class MemoryRepository:
              WHERE id = ? AND list_contains(?, namespace)
             RETURNING {_COLUMNS}
             """,
-            [used_at, strength_boost, memory_id, list(namespaces)],
-        ).fetchone()
+                [used_at, strength_boost, memory_id, list(namespaces)],
+            ).fetchone()
         return _row(row) if row else None
 
     def keyword_candidates(
