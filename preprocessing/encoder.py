@@ -32,7 +32,7 @@ class SentenceEncoder:
         self._tokenizer.enable_padding(pad_id=self._tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
 
     @classmethod
-    def from_registry(cls, threads: int = 2) -> "SentenceEncoder":
+    def from_registry(cls, threads: int = 1) -> "SentenceEncoder":
         model: VerifiedModel = verified_model(ENCODER_MODEL)
         return cls(model.file("model_int8.onnx"), model.file("tokenizer.json"), threads)
 
