@@ -30,9 +30,19 @@ async def _session(daemon: DaemonProcess) -> None:
         _say("[cursor]         proxy up, namespace 'acme'")
         _say("[notes-app]      proxy up, namespace 'personal'\n")
 
+        message = "remember that I prefer pnpm over npm for every JavaScript project"
+        analysis = _result(await desktop.call_tool("analyze_message", {"message": message, "session_id": "demo"}))
+        _say(f"[claude-desktop] analyze_message {message!r} -> {analysis['action_recommendation']}, "
+             f"intent {analysis['intent']}, entities {[e['text'] for e in analysis['suggested_entities']]}")
         saved = _result(await desktop.call_tool("save_memory", {
-            "content": "I prefer pnpm over npm for every JavaScript project", "tags": ["preference", "tooling"]}))
-        _say(f"[claude-desktop] save_memory -> {saved['memory']['id']}: {saved['memory']['content']}")
+            "content": "I prefer pnpm over npm for every JavaScript project"}))
+        memory = saved["memory"]
+        _say(f"[claude-desktop] save_memory -> {memory['id']}: {memory['content']}")
+        _say(f"                   auto-filled {', '.join(saved['auto_filled'])}: entities {memory['entities']}, "
+             f"tags {memory['tags']}, strength {memory['strength']}")
+        again = _result(await cursor.call_tool("save_memory", {"content": "I prefer pnpm over npm for all JavaScript projects"}))
+        _say(f"[cursor]         save_memory of a paraphrase -> merged into {again['memory']['id']} "
+             f"({again['deduplication']['action']}), use_count {again['memory']['use_count']}")
         staging = _result(await cursor.call_tool("save_memory", {
             "content": "The staging database is db-stg-2, reachable only over the VPN", "tags": ["infra"]}))
         _say(f"[cursor]         save_memory -> {staging['memory']['id']}: {staging['memory']['content']}\n")

@@ -109,7 +109,7 @@ class MemoryRepository:
             UPDATE memories
                SET use_count = use_count + 1,
                    last_used_at = ?,
-                   strength = least(2.0, strength + ?)
+                   strength = round(least(2.0, strength + ?), 6)
              WHERE id = ? AND list_contains(?, namespace)
             RETURNING {_COLUMNS}
             """,
