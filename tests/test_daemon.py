@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import socket
 import stat
 import subprocess
-import sys
 
 import duckdb
 import grpc

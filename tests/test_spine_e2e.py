@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import signal
 
-import anyio
 import pytest
 
 from conftest import mcp_session

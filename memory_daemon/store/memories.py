@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
+
 from memory_daemon.store.database import Database
 
 _COLUMNS = (
@@ -84,10 +86,8 @@ class MemoryRepository:
         with self._db.transaction() as cursor:
             cursor.executemany(_INSERT, [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)])
 
-    def embeddings(self, namespace: str) -> tuple[list[str], list[str], "np.ndarray"]:
+    def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray]:
         """Ids, contents and embeddings of a namespace's memories that have one."""
-        import numpy as np
-
         rows = self._db.cursor().execute(
             "SELECT id, content, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL ORDER BY created_at",
             [namespace],
