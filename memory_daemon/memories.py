@@ -132,11 +132,7 @@ class MemoryService:
         if self._activation is None:
             raise Unavailable("activation is not configured in this daemon")
         for item in items:
-            if not item.message.strip():
-                raise InvalidArgument("message must not be empty")
-            size = len(item.message.encode("utf-8"))
-            if size > self._limits.max_content_bytes:
-                raise InvalidArgument(f"message is {size} bytes; the limit is {self._limits.max_content_bytes} bytes")
+            self._checked_text(item.message, "message")
             checked_namespace(item.namespace)
         return self._activation.analyze_batch(
             [(item.message, item.session_id) for item in items],
@@ -255,12 +251,7 @@ class MemoryService:
 
     def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
         limits = self._limits
-        content = new.content.strip()
-        if not content:
-            raise InvalidArgument("content must not be empty")
-        size = len(content.encode("utf-8"))
-        if size > limits.max_content_bytes:
-            raise InvalidArgument(f"content is {size} bytes; the limit is {limits.max_content_bytes} bytes")
+        content = self._checked_text(new.content, "content")
         strength = DEFAULT_STRENGTH if new.strength is None else new.strength
         if not 0.0 <= strength <= MAX_STRENGTH:
             raise InvalidArgument(f"strength must be between 0.0 and {MAX_STRENGTH}, got {strength}")
@@ -276,6 +267,16 @@ class MemoryService:
             entities=entities, strength=strength, created_at=now, last_used_at=now, use_count=0,
             source=new.source, context=new.context, session_id=new.session_id, meta=dict(new.meta),
         )
+
+    def _checked_text(self, text: str, field: str) -> str:
+        """The text stripped; empty or over the size limit is an error naming the field and the limit."""
+        stripped = text.strip()
+        if not stripped:
+            raise InvalidArgument(f"{field} must not be empty")
+        size = len(stripped.encode("utf-8"))
+        if size > self._limits.max_content_bytes:
+            raise InvalidArgument(f"{field} is {size} bytes; the limit is {self._limits.max_content_bytes} bytes")
+        return stripped
 
     def _clean_tags(self, tags: Iterable[str]) -> tuple[str, ...]:
         cleaned = tuple(dict.fromkeys(t.strip().lower() for t in tags if t.strip()))

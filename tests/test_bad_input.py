@@ -33,6 +33,10 @@ def stored_count(daemon: Daemon) -> int:
         ("search_memory", {"query": "x", "since": "last tuesday"}, "since: 'last tuesday' is not an ISO-8601 time"),
         ("open_memories", {"ids": ["mem_doesnotexist"]}, "not found: no memory with id mem_doesnotexist"),
         ("touch_memory", {"id": "mem_doesnotexist"}, "not found: no memory with id mem_doesnotexist"),
+        ("analyze_message", {"message": " "}, "message must not be empty"),
+        ("analyze_message", {"message": "z" * (64 * 1024 + 1)}, "message is 65537 bytes; the limit is 65536 bytes"),
+        ("analyze_message", {"message": "hi", "namespace": "../etc"}, "namespace '../etc' is invalid"),
+        ("analyze_message", {"message": "hi", "session_id": 7}, "'session_id' must be of type string"),
         ("no_such_tool", {}, "no tool 'no_such_tool'"),
     ],
 )
