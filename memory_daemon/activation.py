@@ -83,6 +83,7 @@ class ActivationPipeline:
         self.dedup = DeduplicationChecker(DedupThresholds(duplicate_similarity=settings.dedup_similarity))
         self.extractor: EntityExtractor | None = None
         self.encoder = None
+        self.intent_model = None
         self.tagger: TagSuggester | None = None
         self.statuses: list[ModelStatus] = []
         self._loaded = threading.Event()
@@ -95,6 +96,7 @@ class ActivationPipeline:
     def load(self) -> None:
         """Load the spaCy pipeline and the ONNX encoder; a missing or corrupt model only disables its stages."""
         from preprocessing.encoder import ENCODER_MODEL, SentenceEncoder
+        from preprocessing.intent_model import INTENT_MODEL, IntentModel
 
         try:
             if self.settings.entities:
@@ -107,6 +109,14 @@ class ActivationPipeline:
                                                   SentenceEncoder.from_registry)
                 if status.ok:  # verified against the manifest while loading, so the manifest's digest is the file's
                     status.sha256 = manifest_digest(ENCODER_MODEL, "model_int8.onnx")
+                self.statuses.append(status)
+            if self.settings.intent_model:
+                self.intent_model, status = timed_load("intent classifier (fine-tuned MiniLM int8 ONNX)",
+                                                       str(models_dir() / INTENT_MODEL), IntentModel.from_registry)
+                if status.ok:
+                    status.sha256 = manifest_digest(INTENT_MODEL, "model_int8.onnx")
+                else:
+                    status.detail += "; intents come from the rule-based fallback"
                 self.statuses.append(status)
             if self.encoder is not None and self.settings.tags:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
@@ -141,8 +151,8 @@ class ActivationPipeline:
         started = time.perf_counter()
         clock = _Stopwatch()
         messages = [m for m, _ in items]
-        # The encoder runs beside spaCy: onnxruntime releases the GIL, so the two overlap on the second core.
-        pending = self._side.submit(clock.run, "embedding", lambda: self.encoder.encode(messages)) if self.encoder else None
+        # The ONNX models run beside spaCy: onnxruntime releases the GIL, so they overlap on the second core.
+        pending = self._side.submit(self._onnx_stages, clock, messages)
         text_analyses: list[TextAnalysis | None] = (
             clock.run("entities", lambda: self.extractor.analyze_batch(messages)) if self.extractor else [None] * len(items)
         )
@@ -153,19 +163,26 @@ class ActivationPipeline:
                     self._recent_analyses.move_to_end(message)
                 while len(self._recent_analyses) > RECENT_ANALYSES:
                     self._recent_analyses.popitem(last=False)
-        embeddings = pending.result() if pending is not None else None
+        embeddings, model_intents = pending.result()
         per_item = len(items)
         shared = {stage: round(ms / per_item, 3) for stage, ms in clock.timings.items()}
         results = []
         for index, (message, session_id) in enumerate(items):
             embedding = embeddings[index] if embeddings is not None else None
             lookup = (lambda e, i=index: neighbours(i, e)) if neighbours else None
-            results.append(self._analyze_one(message, session_id, text_analyses[index], embedding, lookup, dict(shared)))
+            results.append(self._analyze_one(message, session_id, text_analyses[index], embedding, lookup, dict(shared),
+                                             model_intents[index] if model_intents else None))
             if per_item == 1:
                 results[-1].timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
             if remember_turns and session_id and self.settings.context:
                 self.context.add(session_id, message)
         return results
+
+    def _onnx_stages(self, clock: "_Stopwatch", messages: list[str]):
+        """Embeddings and model intents for a batch; None for a stage whose model is unavailable."""
+        embeddings = clock.run("embedding", lambda: self.encoder.encode(messages)) if self.encoder else None
+        intents = clock.run("intent", lambda: self.intent_model.classify_batch(messages)) if self.intent_model else None
+        return embeddings, intents
 
     def _text_analysis(self, text: str) -> TextAnalysis:
         """spaCy's reading of a recent turn, reused rather than parsed again."""
@@ -174,7 +191,8 @@ class ActivationPipeline:
         return cached if cached is not None else self.extractor.analyze(text)
 
     def _analyze_one(self, message: str, session_id: str, text_analysis: TextAnalysis | None,
-                     embedding: np.ndarray | None, neighbours: NeighbourLookup | None, timings: dict) -> Analysis:
+                     embedding: np.ndarray | None, neighbours: NeighbourLookup | None, timings: dict,
+                     model_intent: IntentPrediction | None = None) -> Analysis:
         clock = _Stopwatch(timings)
         settings = self.settings
         reasoning: list[str] = []
@@ -182,7 +200,10 @@ class ActivationPipeline:
             PhraseSignals(False, False, False, ())
         prior = self.context.recent(session_id) if settings.context and session_id else ()
         context_used = prior[-1:] if prior and _LEANS_ON_CONTEXT.search(message) and len(message.split()) <= 12 else ()
-        intent = clock.run("intent", lambda: self.intents.classify(message, prior))
+        # The classifier reads one message; a short reply that leans on the previous turn ("yes, let's go with
+        # that") is only intelligible with that turn, which the rules take into account.
+        intent = model_intent if model_intent is not None and not context_used else \
+            clock.run("intent", lambda: self.intents.classify(message, prior))
 
         entities = text_analysis.entities if text_analysis else ()
         if context_used and self.extractor:

@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     verbs.add_parser("demo", help="run the scripted two-host demo on a temporary daemon")
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
-    evaluate.add_argument("suite", choices=["activation"])
+    evaluate.add_argument("suite", choices=["activation", "intent"])
     evaluate.add_argument("--data", help="directory of labelled JSONL sets (default: tests/data/activation)")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
 
@@ -101,8 +101,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_demo()
     if args.verb == "eval":
-        from memory_daemon.evaluation import DEFAULT_DATA, evaluate_activation
+        from memory_daemon.evaluation import DEFAULT_DATA, evaluate_activation, evaluate_intent
 
+        if args.suite == "intent":
+            return evaluate_intent(Path(args.data) if args.data else None)
         return evaluate_activation(Path(args.data) if args.data else DEFAULT_DATA, args.json)
     if args.verb == "bench":
         from memory_daemon.bench import run_bench

@@ -42,6 +42,7 @@ class ActivationSettings(BaseModel):
     tags: bool = True
     dedup: bool = True
     context: bool = True
+    intent_model: bool = True
     intent_confidence: float = Field(0.7, ge=0.0, le=1.0)
     auto_save_confidence: float = Field(0.8, ge=0.0, le=1.0)
     dedup_similarity: float = Field(0.85, ge=0.0, le=1.0)

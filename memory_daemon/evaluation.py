@@ -56,3 +56,16 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
         print("\nentity recall by label: " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(entities["by_label"].items())))
     missed = [name for name, value, _ in rows if _meets(name, value).endswith("MISSED")]
     return 1 if missed else 0
+
+
+def evaluate_intent(data_dir: Path | None = None) -> int:
+    """Run models/intent/evaluate.py: the int8 model beside the rule fallback, written to models/intent/REPORT.md."""
+    import importlib.util
+
+    from preprocessing.registry import models_dir
+
+    script = models_dir() / "intent" / "evaluate.py"
+    spec = importlib.util.spec_from_file_location("cortexd_intent_evaluate", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main(["--test", str(data_dir / "test.jsonl")] if data_dir else [])

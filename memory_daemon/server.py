@@ -87,7 +87,12 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     repository = MemoryRepository(database)
     activation = ActivationPipeline(settings.activation)
     # Models load beside the server, so the socket answers at once; calls that need them wait for the load.
-    threading.Thread(target=activation.load, name="cortexd-model-load", daemon=True).start()
+    def load_models() -> None:
+        activation.load()
+        log_event("models", loaded=[f"{s.name} ({s.load_ms:.0f} ms)" for s in activation.statuses if s.ok],
+                  degraded=list(activation.degraded()))
+
+    threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
     memories = MemoryService(repository, KeywordSearcher(repository), settings.limits, activation)
     rpc = MemoryRpc(memories, database, settings.listen)
     runner = BlockingRunner(settings.worker_threads)

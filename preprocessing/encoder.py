@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from preprocessing.onnx_text import cpu_session, model_inputs, wordpiece_tokenizer
 from preprocessing.registry import VerifiedModel, verified_model
 
 ENCODER_MODEL = "encoder"
@@ -18,18 +19,9 @@ class SentenceEncoder:
     """encode(texts) -> (n, 384) float32 unit vectors; no torch at run time."""
 
     def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1) -> None:
-        import onnxruntime
-        from tokenizers import Tokenizer
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        self._session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self._session = cpu_session(model_path, threads)
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=self._tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
+        self._tokenizer = wordpiece_tokenizer(tokenizer_path, MAX_TOKENS)
 
     @classmethod
     def from_registry(cls, threads: int = 1) -> "SentenceEncoder":
@@ -38,14 +30,7 @@ class SentenceEncoder:
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """The model's input arrays, padded to the longest text."""
-        encodings = self._tokenizer.encode_batch(list(texts))
-        feeds = {
-            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-        }
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        return feeds
+        return model_inputs(self._tokenizer, texts, self._inputs)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

@@ -109,6 +109,8 @@ async def test_missing_onnx_model_degrades_instead_of_failing(workdir):
             reply = payload(await host.call_tool("analyze_message", {"message": "remember that I prefer pnpm"}))
             assert reply["action_recommendation"] == "MUST_SAVE"
             assert any("sentence encoder" in d and "missing" in d for d in reply["degraded"])
+            assert any("intent classifier" in d and "rule-based fallback" in d for d in reply["degraded"])
+            assert reply["intent_source"] == "rules"
             assert "embedding" not in reply["timings_ms"]
             saved = payload(await host.call_tool("save_memory", {"content": "I prefer pnpm"}))
             assert saved["degraded"] and saved["memory"]["strength"] > 0
@@ -131,3 +133,18 @@ def test_doctor_reports_every_model_with_sha256(daemon):
     manifest = json.loads((models_dir() / "encoder" / "manifest.json").read_text())
     assert manifest["files"]["model_int8.onnx"]["sha256"] in encoder["detail"]
     assert any("spacy" in c["check"] for c in report["checks"])
+
+
+async def test_the_intent_model_reads_a_decision(daemon):
+    async with mcp_session(daemon.address, "acme") as host:
+        reply = payload(await host.call_tool("analyze_message", {"message": "we decided to move CI to GitHub Actions"}))
+        assert reply["intent_source"] == "model"
+        assert reply["intent"] == "SAVE_DECISION"
+        assert reply["action_recommendation"] == "SHOULD_SAVE" and reply["should_save"] is True
+
+
+async def test_an_explicit_request_is_must_save_whatever_the_model_says(daemon):
+    async with mcp_session(daemon.address, "acme") as host:
+        reply = payload(await host.call_tool("analyze_message", {
+            "message": "please remember this: how do I reset the staging VPN? ask Omar"}))
+        assert reply["action_recommendation"] == "MUST_SAVE" and reply["should_save"] is True

@@ -1,15 +1,24 @@
-"""Reads the intent dataset splits and scores predictions against them; numpy only, shared by train, export and evaluate."""
+"""Reads the intent dataset splits and scores predictions against them; numpy only, shared by train/export/evaluate."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import shutil
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from preprocessing.intent_rules import IntentPrediction
+
 SPLITS = ("train", "val", "test")
+WARM_UP = 20
+TRUST = 0.7  # the daemon's default intent_confidence: below it an intent is not acted on
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,27 @@ def load_split(path: Path, labels: Sequence[str]) -> list[Example]:
 
 def split_paths(data_dir: Path) -> dict[str, Path]:
     return {split: Path(data_dir) / f"{split}.jsonl" for split in SPLITS}
+
+
+def snapshot(data_dir: Path, into: Path, labels: Sequence[str], shown: Path) -> dict:
+    """Copy the three splits into `into`, so a dataset rewritten mid-run cannot mix versions; their provenance.
+
+    `shown` is the directory paths are recorded relative to (the repo), so a manifest does not name a machine.
+    """
+    from preprocessing.registry import sha256_of
+
+    into.mkdir(parents=True, exist_ok=True)
+    provenance = {}
+    for split, path in split_paths(data_dir).items():
+        copy = into / path.name
+        shutil.copyfile(path, copy)
+        source = path.resolve()
+        provenance[split] = {
+            "file": str(source.relative_to(shown)) if shown in source.parents else str(source),
+            "sha256": sha256_of(copy),
+            "examples": len(load_split(copy, labels)),
+        }
+    return provenance
 
 
 def confusion(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> np.ndarray:
@@ -88,3 +118,65 @@ def reliability(confidences: Sequence[float], correct: Sequence[bool]) -> dict:
         buckets.append({"low": low, "high": high, "count": count, "mean_confidence": round(mean_conf, 4),
                         "accuracy": round(accuracy, 4)})
     return {"buckets": buckets, "ece": round(ece / max(len(conf), 1), 4)}
+
+
+def family_bootstrap(correct: Sequence[bool], families: Sequence[str], rounds: int = 2000,
+                     seed: int = 0) -> dict:
+    """95 % interval for accuracy, resampling whole families: errors cluster in a family, so resampling
+    single messages would overstate how sure one test split can make us."""
+    by_family: dict[str, list[bool]] = {}
+    for hit, family in zip(correct, families, strict=True):
+        by_family.setdefault(family, []).append(hit)
+    hits = np.array([sum(v) for v in by_family.values()], dtype=np.float64)
+    sizes = np.array([len(v) for v in by_family.values()], dtype=np.float64)
+    picks = np.random.default_rng(seed).integers(0, len(sizes), size=(rounds, len(sizes)))
+    accuracy = hits[picks].sum(axis=1) / sizes[picks].sum(axis=1)
+    low, high = np.percentile(accuracy, [2.5, 97.5])
+    return {"families": len(sizes), "low": round(float(low), 4), "high": round(float(high), 4)}
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One classifier's predictions on a split, with the seconds each call took."""
+
+    predictions: list[IntentPrediction]
+    seconds: list[float]
+
+
+def score(classify: Callable[[str], IntentPrediction], examples: Sequence[Example]) -> Scored:
+    """Classify each example alone, timing each call (tokenisation, inference, softmax)."""
+    for example in examples[:WARM_UP]:
+        classify(example.text)
+    predictions, seconds = [], []
+    for example in examples:
+        t0 = time.perf_counter()
+        predictions.append(classify(example.text))
+        seconds.append(time.perf_counter() - t0)
+    return Scored(predictions, seconds)
+
+
+def summarise(examples: Sequence[Example], scored: Scored, labels: Sequence[str]) -> dict:
+    """Everything the manifest and the report say about one classifier on one split."""
+    gold = [e.label for e in examples]
+    predicted = [p.intent for p in scored.predictions]
+    correct = [g == p for g, p in zip(gold, predicted)]
+    confidences = [p.confidence for p in scored.predictions]
+    trusted = [c >= TRUST for c in confidences]
+    ms = np.array(scored.seconds) * 1000
+    by_family: dict[str, list[bool]] = defaultdict(list)
+    for example, hit in zip(examples, correct):
+        by_family[example.family].append(hit)
+    return {
+        **classification_metrics(gold, predicted, labels),
+        "accuracy_interval": family_bootstrap(correct, [e.family for e in examples]),
+        "calibration": reliability(confidences, correct),
+        "trusted_share": round(float(np.mean(trusted)), 4),
+        "trusted_accuracy": round(float(np.mean([c for c, t in zip(correct, trusted) if t])), 4) if any(trusted)
+        else 0.0,
+        "latency_ms": {"p50": round(float(np.percentile(ms, 50)), 3), "p95": round(float(np.percentile(ms, 95)), 3),
+                       "samples": len(ms)},
+        "families": {f: {"examples": len(h), "accuracy": round(sum(h) / len(h), 4)} for f, h in by_family.items()},
+        "errors": [{"text": e.text, "gold": e.label, "predicted": p.intent, "confidence": round(p.confidence, 3),
+                    "family": e.family}
+                   for e, p, hit in zip(examples, scored.predictions, correct) if not hit],
+    }

@@ -1,0 +1,39 @@
+"""What every ONNX text model here shares: a CPU session, a BERT word-piece tokenizer, and its input arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+def cpu_session(model_path: Path, threads: int):
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+
+def wordpiece_tokenizer(tokenizer_path: Path, max_tokens: int):
+    """The tokenizer, truncating at max_tokens and padding each batch to its longest text."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    tokenizer.enable_truncation(max_length=max_tokens)
+    tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
+    return tokenizer
+
+
+def model_inputs(tokenizer, texts: Sequence[str], input_names: Collection[str]) -> dict[str, np.ndarray]:
+    encodings = tokenizer.encode_batch(list(texts))
+    feeds = {
+        "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+        "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+    }
+    if "token_type_ids" in input_names:
+        feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    return feeds
