@@ -37,3 +37,24 @@ def model_inputs(tokenizer, texts: Sequence[str], input_names: Collection[str]) 
     if "token_type_ids" in input_names:
         feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
     return feeds
+
+
+def write_runtime_tokenizer(source: Path, destination: Path, max_tokens: int) -> None:
+    """Copy an upstream tokenizer.json for shipping: truncation at max_tokens, batch-longest padding.
+
+    Upstream MiniLM ships truncation at 128 and fixed padding to 128; the build scripts of every model here
+    write their tokenizer through this one function so run time sees the settings it expects.
+    """
+    import json
+
+    from tokenizers import Tokenizer
+
+    data = json.loads(source.read_text(encoding="utf-8"))
+    if data.get("truncation") is not None:
+        data["truncation"]["max_length"] = max_tokens
+    if data.get("padding") is not None:
+        data["padding"]["strategy"] = "BatchLongest"
+    destination.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tokenizer = Tokenizer.from_file(str(destination))
+    assert tokenizer.truncation["max_length"] == max_tokens, tokenizer.truncation
+    assert tokenizer.padding is None or tokenizer.padding["length"] is None, tokenizer.padding

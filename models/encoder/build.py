@@ -48,6 +48,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # The runtime encoder itself, so the parity check measures exactly what the daemon runs.
 sys.path.insert(0, str(HERE.parent.parent))
 from preprocessing.encoder import SentenceEncoder as Encoder  # noqa: E402
+from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.registry import sha256_of as sha256  # noqa: E402
 
 
@@ -96,22 +97,6 @@ def quantize(fp32_path: Path, int8_path: Path) -> None:
     quantize_dynamic(str(fp32_path), str(int8_path), weight_type=QuantType.QInt8,
                      per_channel=True)
     log(f"quantized to {int8_path.stat().st_size} bytes")
-
-
-def write_tokenizer(src: Path, dst: Path) -> None:
-    """Copy tokenizer.json, setting its built-in truncation to 256 and padding to
-    batch-longest (upstream ships truncation 128 and fixed padding to 128)."""
-    data = json.loads(src.read_text(encoding="utf-8"))
-    if data.get("truncation") is not None:
-        data["truncation"]["max_length"] = MAX_LENGTH
-    if data.get("padding") is not None:
-        data["padding"]["strategy"] = "BatchLongest"
-    dst.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    from tokenizers import Tokenizer
-
-    tok = Tokenizer.from_file(str(dst))
-    assert tok.truncation["max_length"] == MAX_LENGTH, tok.truncation
-    assert tok.padding is None or tok.padding["length"] is None, tok.padding
 
 
 def torch_check(model_dir: Path, fp32_path: Path, tokenizer_path: Path,
@@ -306,7 +291,7 @@ def build(args: argparse.Namespace) -> int:
         model_path = out_dir / MODEL_FILE
         shutil.copyfile(int8_tmp, model_path)
         tokenizer_path = out_dir / TOKENIZER_FILE
-        write_tokenizer(model_dir / TOKENIZER_FILE, tokenizer_path)
+        write_runtime_tokenizer(model_dir / TOKENIZER_FILE, tokenizer_path, MAX_LENGTH)
 
         torch_parity = torch_check(model_dir, fp32_path, tokenizer_path, sentences)
         log(f"torch check: {torch_parity}")

@@ -34,6 +34,7 @@ from preprocessing.intent_model import MAX_TOKENS as MAX_LENGTH  # noqa: E402
 from preprocessing.intent_model import MODEL_FILE, TOKENIZER_FILE, IntentModel  # noqa: E402
 from preprocessing.intent_rules import INTENTS  # noqa: E402
 from preprocessing.registry import MODELS_DIR_ENV  # noqa: E402
+from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.registry import sha256_of as sha256  # noqa: E402
 from scoring import load_split, score, split_paths, summarise  # noqa: E402
 
@@ -64,24 +65,6 @@ def default_model_dir() -> Path:
 
 
 # --------------------------------------------------------------------------- build steps
-
-
-def write_tokenizer(src: Path, dst: Path) -> None:
-    """Copy tokenizer.json with truncation at 128 and batch-longest padding (upstream: fixed padding to 128).
-
-    train.py tokenizes with this same file, so training and run time see identical word pieces.
-    """
-    data = json.loads(src.read_text(encoding="utf-8"))
-    if data.get("truncation") is not None:
-        data["truncation"]["max_length"] = MAX_LENGTH
-    if data.get("padding") is not None:
-        data["padding"]["strategy"] = "BatchLongest"
-    dst.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    from tokenizers import Tokenizer
-
-    tok = Tokenizer.from_file(str(dst))
-    assert tok.truncation["max_length"] == MAX_LENGTH, tok.truncation
-    assert tok.padding is None or tok.padding["length"] is None, tok.padding
 
 
 def export_fp32(finetuned: Path, out_dir: Path) -> Path:
@@ -217,7 +200,7 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
         int8_tmp = Path(tmp) / MODEL_FILE
         quantize(fp32_path, int8_tmp)
         shutil.copyfile(int8_tmp, model_path)
-    write_tokenizer(base_model_dir / TOKENIZER_FILE, tokenizer_path)
+    write_runtime_tokenizer(base_model_dir / TOKENIZER_FILE, tokenizer_path, MAX_LENGTH)
 
     test_texts = [e.text for e in load_split(paths["test"], INTENTS)]
     torch_parity = torch_check(finetuned, fp32_path, tokenizer_path, test_texts)
