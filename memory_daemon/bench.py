@@ -282,4 +282,8 @@ def run_bench(suite: str, quick: bool = False) -> int:
         return bench_transport(quick)
     if suite == "activation":
         return bench_activation(quick)
+    if suite == "graph":
+        from memory_daemon.bench_graph import bench_graph
+
+        return bench_graph(quick)
     raise SystemExit(f"unknown bench suite {suite!r}")

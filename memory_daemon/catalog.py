@@ -112,6 +112,11 @@ def _comments() -> dict[str, str]:
     return comments
 
 
+def rpc_descriptions() -> dict[str, str]:
+    """One-line descriptions of every RPC and request field, keyed by full name, for derived help texts."""
+    return {name: _one_line(comment) for name, comment in _comments().items()}
+
+
 def _one_line(comment: str) -> str:
     return " ".join(line.strip() for line in comment.splitlines() if line.strip())
 

@@ -15,7 +15,8 @@ def _add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(graph_verbs: bool = True) -> argparse.ArgumentParser:
+    """The whole command line; graph_verbs=False skips deriving the graph verbs from the proto (proxy start-up)."""
     parser = argparse.ArgumentParser(prog="cortexd", description="Long-term memory for AI agents.")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
@@ -79,19 +80,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     verbs.add_parser("demo", help="run the scripted two-host demo on a temporary daemon")
 
+    graph = verbs.add_parser("graph", help="the knowledge graph: upsert-fact, record-episode, query-entity, time-travel, ...")
+    if graph_verbs:
+        _add_graph_verbs(graph)
+
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
     evaluate.add_argument("suite", choices=["activation", "intent"])
     evaluate.add_argument("--data", help="directory of labelled JSONL sets (default: tests/data/activation)")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
 
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
-    bench.add_argument("suite", choices=["transport", "activation"])
+    bench.add_argument("suite", choices=["transport", "activation", "graph"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
     return parser
 
 
+def _add_graph_verbs(parser: argparse.ArgumentParser) -> None:
+    from cortexd.v1 import cortexd_pb2
+    from memory_daemon.catalog import rpc_descriptions
+    from memory_daemon.proto_cli import add_rpc_verbs
+
+    methods = list(cortexd_pb2.DESCRIPTOR.services_by_name["GraphService"].methods)
+    add_rpc_verbs(parser, methods, rpc_descriptions(), _add_client_options)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(graph_verbs=argv[:1] == ["graph"]).parse_args(argv)
     if args.verb == "serve":
         return _serve(args)
     if args.verb == "proxy":
@@ -224,6 +239,14 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         tools = [{"name": t.name, "description": t.description, "input_schema": json.loads(t.input_schema_json)}
                  for t in client.list_tools()]
         _print(args, {"tools": tools}, "\n".join(f"{t['name']}: {t['description']}" for t in tools))
+    elif args.verb == "graph":
+        from memory_daemon.client import snake_case
+        from memory_daemon.proto_cli import request_fields
+
+        method = args.rpc_method
+        reply = getattr(client, snake_case(method.name))(**request_fields(args, method))
+        print(json.dumps(as_dict(reply), indent=2))
+        return 1 if method.name == "VerifyIntegrity" and not reply.ok else 0
     elif args.verb == "call":
         result = client.call_tool(args.tool, json.loads(args.arguments))
         print(json.dumps(result, indent=2))

@@ -1,4 +1,4 @@
-"""Synchronous Python client for scripts: one snake_case method per MemoryService RPC, derived from the proto."""
+"""Synchronous Python client for scripts: one snake_case method per MemoryService and GraphService RPC, derived from the proto."""
 
 from __future__ import annotations
 
@@ -15,14 +15,19 @@ from cortexd.connect import CHANNEL_OPTIONS, call_metadata, resolve_address
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 
-_SERVICE = pb.DESCRIPTOR.services_by_name["MemoryService"]
+SCRIPTED_SERVICES = ("MemoryService", "GraphService")
 
 
 def snake_case(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-_UNARY_RPCS = {snake_case(m.name): m for m in _SERVICE.methods if not m.client_streaming}
+_UNARY_RPCS = {
+    snake_case(m.name): m
+    for service in SCRIPTED_SERVICES
+    for m in pb.DESCRIPTOR.services_by_name[service].methods
+    if not m.client_streaming
+}
 
 
 class CortexdClient:
@@ -33,6 +38,7 @@ class CortexdClient:
         self.address = resolve_address(address)
         self._channel = grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS)
         self._memory = pb_grpc.MemoryServiceStub(self._channel)
+        self._stubs = {service: getattr(pb_grpc, f"{service}Stub")(self._channel) for service in SCRIPTED_SERVICES}
         self._bridge = pb_grpc.McpBridgeStub(self._channel)
         self._metadata = call_metadata(namespace, token)
         self._timeout = timeout
@@ -42,7 +48,7 @@ class CortexdClient:
         if method is None:
             raise AttributeError(f"CortexdClient has no RPC {name!r}; available: {', '.join(_UNARY_RPCS)}")
         request_class = GetMessageClass(method.input_type)
-        stub_call = getattr(self._memory, method.name)
+        stub_call = getattr(self._stubs[method.containing_service.name], method.name)
 
         def call(**fields: Any):
             return stub_call(request_class(**fields), timeout=self._timeout, metadata=self._metadata)

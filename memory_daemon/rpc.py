@@ -15,9 +15,10 @@ from memory_daemon.errors import InvalidArgument
 from memory_daemon.memories import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
 from preprocessing.dedup import DedupVerdict
 
-MAX_ANALYZE_BATCH = 256
 from memory_daemon.store import SCHEMA_VERSION, Database, MemoryRow
 from memory_daemon.timefmt import format_iso
+
+MAX_ANALYZE_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -148,3 +149,15 @@ class MemoryRpc:
 
     def recent_memories(self, caller: Caller, limit: int = 20) -> list[pb.Memory]:
         return [memory_message(r) for r in self._memories.recent(caller.namespace, limit)]
+
+
+@dataclass(frozen=True)
+class RpcTable:
+    """The handler objects of every service, so the MCP bridge can dispatch a tool to its RPC."""
+
+    memory: MemoryRpc
+    graph: object  # GraphRpc; typed loosely because graph_rpc imports Caller from here
+
+    def handler(self, service_name: str, rpc_name: str):
+        target = {"MemoryService": self.memory, "GraphService": self.graph}[service_name]
+        return getattr(target, rpc_name)

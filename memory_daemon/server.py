@@ -25,11 +25,13 @@ from memory_daemon.errors import CortexdError
 from memory_daemon.interceptors import AccessLogInterceptor, BearerTokenInterceptor
 from memory_daemon.lock import AlreadyRunning, DaemonLock
 from memory_daemon.logs import log_event
+from memory_daemon.graph import GraphService
+from memory_daemon.graph_rpc import GraphRpc
 from memory_daemon.memories import MemoryService
-from memory_daemon.rpc import MemoryRpc
+from memory_daemon.rpc import MemoryRpc, RpcTable
 from memory_daemon.search import KeywordSearcher
-from memory_daemon.services import BlockingRunner, McpBridgeServicer, MemoryServicer
-from memory_daemon.store import Database, MemoryRepository
+from memory_daemon.services import BlockingRunner, GraphServicer, McpBridgeServicer, MemoryServicer
+from memory_daemon.store import Database, GraphRepository, MemoryRepository
 
 SHUTDOWN_GRACE_SECONDS = 10.0
 EXIT_ALREADY_RUNNING = 3
@@ -95,6 +97,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
     memories = MemoryService(repository, KeywordSearcher(repository), settings.limits, activation)
     rpc = MemoryRpc(memories, database, settings.listen)
+    rpcs = RpcTable(rpc, GraphRpc(GraphService(GraphRepository(database))))
     runner = BlockingRunner(settings.worker_threads)
 
     interceptors: list[grpc.aio.ServerInterceptor] = [AccessLogInterceptor()]
@@ -106,7 +109,8 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
                  ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
     )
     pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpc, runner), server)
-    pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpc, runner), server)
+    pb_grpc.add_GraphServiceServicer_to_server(GraphServicer(rpcs.graph, runner), server)
+    pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpcs, runner), server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     service_names = [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]

@@ -18,7 +18,7 @@ from memory_daemon.catalog import reply_to_json, tool_catalog
 from memory_daemon.errors import InvalidArgument, NotFound, grpc_status_of
 from memory_daemon.logs import log_event
 from memory_daemon.memories import checked_namespace
-from memory_daemon.rpc import Caller, MemoryRpc
+from memory_daemon.rpc import Caller, RpcTable
 
 IMPORT_CHUNK = 500
 
@@ -48,10 +48,10 @@ async def abort_with(context: grpc.aio.ServicerContext, error: Exception) -> Non
     await context.abort(code, message)
 
 
-class MemoryServicer(pb_grpc.MemoryServiceServicer):
-    """Every unary RPC is forwarded to the MemoryRpc method of the same name (wired below)."""
+class _Forwarding:
+    """Every unary RPC of the service is forwarded to the handler method of the same name (wired below)."""
 
-    def __init__(self, rpc: MemoryRpc, runner: BlockingRunner) -> None:
+    def __init__(self, rpc, runner: BlockingRunner) -> None:
         self._rpc = rpc
         self._runner = runner
 
@@ -60,6 +60,10 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             return await self._runner.run(getattr(self._rpc, rpc_name), request, caller_of(context))
         except Exception as error:
             await abort_with(context, error)
+
+
+class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
+    """MemoryService, forwarded to MemoryRpc; the import stream is gathered into chunks here."""
 
     async def ImportMemories(self, request_iterator, context):
         try:
@@ -78,17 +82,22 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             await abort_with(context, error)
 
 
+class GraphServicer(_Forwarding, pb_grpc.GraphServiceServicer):
+    """GraphService, forwarded to GraphRpc."""
+
+
 def _forward(rpc_name: str):
-    async def handler(self: MemoryServicer, request, context):
+    async def handler(self: _Forwarding, request, context):
         return await self._call(rpc_name, request, context)
 
     handler.__name__ = rpc_name
     return handler
 
 
-for _method in pb.DESCRIPTOR.services_by_name["MemoryService"].methods:
-    if not _method.client_streaming:
-        setattr(MemoryServicer, _method.name, _forward(_method.name))
+for _servicer, _service in ((MemoryServicer, "MemoryService"), (GraphServicer, "GraphService")):
+    for _method in pb.DESCRIPTOR.services_by_name[_service].methods:
+        if not _method.client_streaming:
+            setattr(_servicer, _method.name, _forward(_method.name))
 
 
 @cache
@@ -102,8 +111,8 @@ def _tool_list() -> pb.ListToolsReply:
 class McpBridgeServicer(pb_grpc.McpBridgeServicer):
     """Tools, resources and prompts for the MCP proxy; tools dispatch to the same RPC handlers."""
 
-    def __init__(self, rpc: MemoryRpc, runner: BlockingRunner) -> None:
-        self._rpc = rpc
+    def __init__(self, rpcs: RpcTable, runner: BlockingRunner) -> None:
+        self._rpcs = rpcs
         self._runner = runner
 
     async def ListTools(self, request, context):
@@ -121,7 +130,8 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
             if not isinstance(arguments, dict):
                 raise InvalidArgument(f"{request.name}: arguments must be a JSON object")
             rpc_request = binding.parse_arguments(arguments)
-            reply = await self._runner.run(getattr(self._rpc, binding.rpc_name), rpc_request, caller_of(context))
+            handler = self._rpcs.handler(binding.method.containing_service.name, binding.rpc_name)
+            reply = await self._runner.run(handler, rpc_request, caller_of(context))
             return pb.CallToolReply(result_json=reply_to_json(reply))
         except Exception as error:
             await abort_with(context, error)
@@ -131,7 +141,7 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
 
     async def ReadResource(self, request, context):
         try:
-            return await self._runner.run(surface.read_resource, self._rpc, caller_of(context), request.uri)
+            return await self._runner.run(surface.read_resource, self._rpcs, caller_of(context), request.uri)
         except Exception as error:
             await abort_with(context, error)
 
@@ -140,6 +150,7 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
 
     async def GetPrompt(self, request, context):
         try:
-            return surface.get_prompt(request.name, dict(request.arguments))
+            return await self._runner.run(surface.get_prompt, self._rpcs, caller_of(context), request.name,
+                                          dict(request.arguments))
         except Exception as error:
             await abort_with(context, error)

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from google.protobuf import json_format
 
 from cortexd.v1 import cortexd_pb2 as pb
+from memory_daemon import briefings
 from memory_daemon.errors import InvalidArgument, NotFound
-from memory_daemon.rpc import Caller, MemoryRpc
+from memory_daemon.rpc import Caller, RpcTable
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class Resource:
     uri: str
     name: str
     description: str
-    read: Callable[[MemoryRpc, Caller], object]
+    read: Callable[[RpcTable, Caller], object]
 
 
 def _as_dict(message) -> dict:
@@ -28,11 +29,25 @@ def _as_dict(message) -> dict:
 RESOURCES = (
     Resource(
         "cortex://status", "status", "The daemon's version, store and memory count.",
-        lambda rpc, caller: _as_dict(rpc.GetStatus(pb.GetStatusRequest(), caller)),
+        lambda rpcs, caller: _as_dict(rpcs.memory.GetStatus(pb.GetStatusRequest(), caller)),
     ),
     Resource(
         "cortex://memories/recent", "recent memories", "The 20 newest memories visible in this namespace.",
-        lambda rpc, caller: [_as_dict(m) for m in rpc.recent_memories(caller)],
+        lambda rpcs, caller: [_as_dict(m) for m in rpcs.memory.recent_memories(caller)],
+    ),
+    Resource(
+        "cortex://graph/summary", "graph summary",
+        "Counts of entities, active, superseded and retracted facts, episodes and relations, and the Merkle root.",
+        lambda rpcs, caller: rpcs.graph.summary(caller),
+    ),
+    Resource(
+        "cortex://graph/integrity", "graph integrity",
+        "Every fact's and episode's hash recomputed: the Merkle root and any row that no longer matches.",
+        lambda rpcs, caller: _as_dict(rpcs.graph.VerifyIntegrity(pb.VerifyIntegrityRequest(), caller)),
+    ),
+    Resource(
+        "cortex://episodes/recent", "recent episodes", "The 20 newest episodes: ADRs, root causes, invariants, notes.",
+        lambda rpcs, caller: [_as_dict(e) for e in rpcs.graph.recent_episodes(caller, 20)],
     ),
 )
 
@@ -62,7 +77,7 @@ class Prompt:
     name: str
     description: str
     arguments: tuple[pb.PromptArgumentSpec, ...]
-    render: Callable[[dict[str, str]], str]
+    render: Callable[[RpcTable, Caller, dict[str, str]], str]
 
 
 PROMPTS = (
@@ -70,7 +85,19 @@ PROMPTS = (
         "memory-guidelines",
         "How to use cortexd's memory tools: when to save, when to search, when to reinforce.",
         (pb.PromptArgumentSpec(name="focus", description="Optional topic the session is about."),),
-        lambda args: MEMORY_GUIDELINES + (f"\nThis session is about: {args['focus']}\n" if args.get("focus") else ""),
+        lambda rpcs, caller, args: MEMORY_GUIDELINES + (f"\nThis session is about: {args['focus']}\n" if args.get("focus") else ""),
+    ),
+    Prompt(
+        "architecture-briefing",
+        "What is true now about a component: its active facts, the invariants and the decisions that concern it.",
+        (pb.PromptArgumentSpec(name="component", description="The component, service or module.", required=True),),
+        lambda rpcs, caller, args: briefings.architecture_briefing(rpcs.graph.domain, caller.namespace, args["component"]),
+    ),
+    Prompt(
+        "bug-investigation-context",
+        "Known root causes and incidents like a symptom, the invariants it may break, and the facts it touches.",
+        (pb.PromptArgumentSpec(name="symptom", description="What goes wrong, in a sentence.", required=True),),
+        lambda rpcs, caller, args: briefings.bug_investigation_context(rpcs.graph.domain, caller.namespace, args["symptom"]),
     ),
 )
 
@@ -82,10 +109,10 @@ def list_resources() -> pb.ListResourcesReply:
     )
 
 
-def read_resource(rpc: MemoryRpc, caller: Caller, uri: str) -> pb.ReadResourceReply:
+def read_resource(rpcs: RpcTable, caller: Caller, uri: str) -> pb.ReadResourceReply:
     for resource in RESOURCES:
         if resource.uri == uri:
-            text = json.dumps(resource.read(rpc, caller), indent=2)
+            text = json.dumps(resource.read(rpcs, caller), indent=2)
             return pb.ReadResourceReply(uri=uri, mime_type="application/json", text=text)
     raise NotFound(f"no resource {uri!r}; available: {', '.join(r.uri for r in RESOURCES)}")
 
@@ -96,7 +123,7 @@ def list_prompts() -> pb.ListPromptsReply:
     )
 
 
-def get_prompt(name: str, arguments: dict[str, str]) -> pb.GetPromptReply:
+def get_prompt(rpcs: RpcTable, caller: Caller, name: str, arguments: dict[str, str]) -> pb.GetPromptReply:
     for prompt in PROMPTS:
         if prompt.name == name:
             allowed = {a.name for a in prompt.arguments}
@@ -107,6 +134,6 @@ def get_prompt(name: str, arguments: dict[str, str]) -> pb.GetPromptReply:
             if missing:
                 raise InvalidArgument(f"prompt {name}: missing required argument {', '.join(missing)}")
             return pb.GetPromptReply(
-                description=prompt.description, messages=[pb.PromptMessage(role="user", text=prompt.render(arguments))]
+                description=prompt.description, messages=[pb.PromptMessage(role="user", text=prompt.render(rpcs, caller, arguments))]
             )
     raise NotFound(f"no prompt {name!r}; available: {', '.join(p.name for p in PROMPTS)}")

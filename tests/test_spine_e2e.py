@@ -11,7 +11,9 @@ from conftest import mcp_session
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analyze_message"}
+TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analyze_message",
+         "memory_upsert_fact", "memory_retire_fact", "memory_record_episode", "memory_query_entity",
+         "memory_time_travel", "memory_verify_integrity", "create_relation", "read_graph"}
 
 
 def payload(result) -> dict:

@@ -41,11 +41,18 @@ def test_the_proxy_imports_nothing_heavy(module):
 
 
 def test_every_rpc_marked_as_a_tool_is_in_the_catalog_with_its_comment_and_schema():
-    service = pb.DESCRIPTOR.services_by_name["MemoryService"]
-    marked = {m.GetOptions().Extensions[pb.mcp_tool]: m for m in service.methods if m.GetOptions().Extensions[pb.mcp_tool]}
+    marked = {m.GetOptions().Extensions[pb.mcp_tool]: m
+              for service in pb.DESCRIPTOR.services_by_name.values() for m in service.methods
+              if m.GetOptions().Extensions[pb.mcp_tool]}
     catalog = tool_catalog()
     assert set(catalog) == set(marked) == {"save_memory", "search_memory", "open_memories", "touch_memory",
-                                           "analyze_message"}
+                                           "analyze_message", "memory_upsert_fact", "memory_retire_fact",
+                                           "memory_record_episode", "memory_query_entity", "memory_time_travel",
+                                           "memory_verify_integrity", "create_relation", "read_graph"}
+    upsert = catalog["memory_upsert_fact"]
+    assert upsert.input_schema["required"] == ["subject", "predicate", "object"]
+    assert upsert.input_schema["properties"]["singular"] == {
+        "type": "boolean", "description": upsert.input_schema["properties"]["singular"]["description"]}
     save = catalog["save_memory"]
     assert save.description.startswith("Save a memory")
     assert save.input_schema["required"] == ["content"]

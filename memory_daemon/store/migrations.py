@@ -38,4 +38,77 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "ALTER TABLE memories ADD COLUMN embedding FLOAT[384]",
         ),
     ),
+    (
+        3,
+        (
+            # The bi-temporal knowledge graph. Rows are append-only: a change of belief sets `retracted_at`
+            # on the old row (its recorded-time end) and inserts new rows; nothing is updated otherwise or deleted.
+            # `sha256` is the row's canonical digest (store/graph.py), so out-of-band edits are detectable.
+            """
+            CREATE TABLE entities (
+                id          VARCHAR PRIMARY KEY,
+                namespace   VARCHAR NOT NULL,
+                name        VARCHAR NOT NULL,
+                -- normalised name: lower case, technology names canonical ("postgres" -> "postgresql")
+                key         VARCHAR NOT NULL,
+                type        VARCHAR NOT NULL,
+                aliases     VARCHAR[] NOT NULL,
+                created_at  TIMESTAMP NOT NULL
+            )
+            """,
+            "CREATE INDEX entities_key ON entities (key)",
+            """
+            CREATE TABLE facts (
+                id            VARCHAR PRIMARY KEY,
+                namespace     VARCHAR NOT NULL,
+                subject_id    VARCHAR NOT NULL,
+                predicate     VARCHAR NOT NULL,
+                -- the object is an entity (object_id set, object_value its name) or a literal (object_id NULL)
+                object_id     VARCHAR,
+                object_value  VARCHAR NOT NULL,
+                valid_from    TIMESTAMP NOT NULL,
+                valid_to      TIMESTAMP,          -- NULL: still true; intervals are half-open [from, to)
+                recorded_at   TIMESTAMP NOT NULL,
+                retracted_at  TIMESTAMP,          -- NULL: still believed
+                superseded_by VARCHAR,            -- the fact that follows this one in valid time
+                replaces      VARCHAR,            -- the retracted row this one revises in recorded time
+                singular      BOOLEAN NOT NULL,
+                confidence    DOUBLE NOT NULL,
+                source        VARCHAR NOT NULL,   -- episode or memory id, or free text
+                sha256        VARCHAR NOT NULL
+            )
+            """,
+            "CREATE INDEX facts_subject ON facts (subject_id)",
+            "CREATE INDEX facts_object ON facts (object_id)",
+            "CREATE INDEX facts_replaces ON facts (replaces)",
+            """
+            CREATE TABLE episodes (
+                id           VARCHAR PRIMARY KEY,
+                namespace    VARCHAR NOT NULL,
+                kind         VARCHAR NOT NULL,
+                title        VARCHAR NOT NULL,
+                body         VARCHAR NOT NULL,
+                files        VARCHAR[] NOT NULL,
+                entity_ids   VARCHAR[] NOT NULL,
+                occurred_at  TIMESTAMP NOT NULL,
+                recorded_at  TIMESTAMP NOT NULL,
+                sha256       VARCHAR NOT NULL
+            )
+            """,
+            "CREATE INDEX episodes_namespace ON episodes (namespace, occurred_at)",
+            """
+            CREATE TABLE relations (
+                id          VARCHAR PRIMARY KEY,
+                namespace   VARCHAR NOT NULL,
+                from_id     VARCHAR NOT NULL,
+                relation    VARCHAR NOT NULL,
+                to_id       VARCHAR NOT NULL,
+                strength    DOUBLE NOT NULL,
+                created_at  TIMESTAMP NOT NULL
+            )
+            """,
+            "CREATE INDEX relations_from ON relations (from_id)",
+            "CREATE INDEX relations_to ON relations (to_id)",
+        ),
+    ),
 )

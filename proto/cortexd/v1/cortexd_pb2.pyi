@@ -462,3 +462,311 @@ class GetPromptReply(_message.Message):
     description: str
     messages: _containers.RepeatedCompositeFieldContainer[PromptMessage]
     def __init__(self, description: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[PromptMessage, _Mapping]]] = ...) -> None: ...
+
+class Entity(_message.Message):
+    __slots__ = ("id", "name", "key", "type", "aliases", "namespace", "created_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    ALIASES_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    key: str
+    type: str
+    aliases: _containers.RepeatedScalarFieldContainer[str]
+    namespace: str
+    created_at: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., key: _Optional[str] = ..., type: _Optional[str] = ..., aliases: _Optional[_Iterable[str]] = ..., namespace: _Optional[str] = ..., created_at: _Optional[str] = ...) -> None: ...
+
+class Fact(_message.Message):
+    __slots__ = ("id", "subject_id", "subject", "predicate", "object_id", "object", "valid_from", "valid_to", "recorded_at", "retracted_at", "superseded_by", "replaces", "singular", "confidence", "source", "namespace", "status", "sha256")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    PREDICATE_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    VALID_TO_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    RETRACTED_AT_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
+    REPLACES_FIELD_NUMBER: _ClassVar[int]
+    SINGULAR_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    subject_id: str
+    subject: str
+    predicate: str
+    object_id: str
+    object: str
+    valid_from: str
+    valid_to: str
+    recorded_at: str
+    retracted_at: str
+    superseded_by: str
+    replaces: str
+    singular: bool
+    confidence: float
+    source: str
+    namespace: str
+    status: str
+    sha256: str
+    def __init__(self, id: _Optional[str] = ..., subject_id: _Optional[str] = ..., subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object_id: _Optional[str] = ..., object: _Optional[str] = ..., valid_from: _Optional[str] = ..., valid_to: _Optional[str] = ..., recorded_at: _Optional[str] = ..., retracted_at: _Optional[str] = ..., superseded_by: _Optional[str] = ..., replaces: _Optional[str] = ..., singular: _Optional[bool] = ..., confidence: _Optional[float] = ..., source: _Optional[str] = ..., namespace: _Optional[str] = ..., status: _Optional[str] = ..., sha256: _Optional[str] = ...) -> None: ...
+
+class Episode(_message.Message):
+    __slots__ = ("id", "kind", "title", "body", "files", "entity_ids", "entities", "occurred_at", "recorded_at", "namespace", "sha256")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_IDS_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: str
+    title: str
+    body: str
+    files: _containers.RepeatedScalarFieldContainer[str]
+    entity_ids: _containers.RepeatedScalarFieldContainer[str]
+    entities: _containers.RepeatedScalarFieldContainer[str]
+    occurred_at: str
+    recorded_at: str
+    namespace: str
+    sha256: str
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., title: _Optional[str] = ..., body: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., entity_ids: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., occurred_at: _Optional[str] = ..., recorded_at: _Optional[str] = ..., namespace: _Optional[str] = ..., sha256: _Optional[str] = ...) -> None: ...
+
+class Relation(_message.Message):
+    __slots__ = ("id", "from_id", "relation", "to_id", "strength", "created_at", "namespace")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_ID_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    TO_ID_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    from_id: str
+    relation: str
+    to_id: str
+    strength: float
+    created_at: str
+    namespace: str
+    def __init__(self, id: _Optional[str] = ..., from_id: _Optional[str] = ..., relation: _Optional[str] = ..., to_id: _Optional[str] = ..., strength: _Optional[float] = ..., created_at: _Optional[str] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class UpsertFactRequest(_message.Message):
+    __slots__ = ("subject", "predicate", "object", "object_kind", "valid_from", "valid_to", "correction", "corrects", "singular", "confidence", "source", "create_entities")
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    PREDICATE_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_KIND_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    VALID_TO_FIELD_NUMBER: _ClassVar[int]
+    CORRECTION_FIELD_NUMBER: _ClassVar[int]
+    CORRECTS_FIELD_NUMBER: _ClassVar[int]
+    SINGULAR_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CREATE_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    subject: str
+    predicate: str
+    object: str
+    object_kind: str
+    valid_from: str
+    valid_to: str
+    correction: bool
+    corrects: str
+    singular: bool
+    confidence: float
+    source: str
+    create_entities: bool
+    def __init__(self, subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., object_kind: _Optional[str] = ..., valid_from: _Optional[str] = ..., valid_to: _Optional[str] = ..., correction: _Optional[bool] = ..., corrects: _Optional[str] = ..., singular: _Optional[bool] = ..., confidence: _Optional[float] = ..., source: _Optional[str] = ..., create_entities: _Optional[bool] = ...) -> None: ...
+
+class UpsertFactReply(_message.Message):
+    __slots__ = ("fact", "status", "superseded", "retracted_ids", "created_entities")
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_FIELD_NUMBER: _ClassVar[int]
+    RETRACTED_IDS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    fact: Fact
+    status: str
+    superseded: _containers.RepeatedCompositeFieldContainer[Fact]
+    retracted_ids: _containers.RepeatedScalarFieldContainer[str]
+    created_entities: _containers.RepeatedCompositeFieldContainer[Entity]
+    def __init__(self, fact: _Optional[_Union[Fact, _Mapping]] = ..., status: _Optional[str] = ..., superseded: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., retracted_ids: _Optional[_Iterable[str]] = ..., created_entities: _Optional[_Iterable[_Union[Entity, _Mapping]]] = ...) -> None: ...
+
+class RetireFactRequest(_message.Message):
+    __slots__ = ("fact_id", "valid_to")
+    FACT_ID_FIELD_NUMBER: _ClassVar[int]
+    VALID_TO_FIELD_NUMBER: _ClassVar[int]
+    fact_id: str
+    valid_to: str
+    def __init__(self, fact_id: _Optional[str] = ..., valid_to: _Optional[str] = ...) -> None: ...
+
+class RetireFactReply(_message.Message):
+    __slots__ = ("fact", "retracted_ids")
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    RETRACTED_IDS_FIELD_NUMBER: _ClassVar[int]
+    fact: Fact
+    retracted_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, fact: _Optional[_Union[Fact, _Mapping]] = ..., retracted_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RecordEpisodeRequest(_message.Message):
+    __slots__ = ("kind", "title", "body", "files", "entities", "occurred_at", "create_entities")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    CREATE_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    title: str
+    body: str
+    files: _containers.RepeatedScalarFieldContainer[str]
+    entities: _containers.RepeatedScalarFieldContainer[str]
+    occurred_at: str
+    create_entities: bool
+    def __init__(self, kind: _Optional[str] = ..., title: _Optional[str] = ..., body: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., occurred_at: _Optional[str] = ..., create_entities: _Optional[bool] = ...) -> None: ...
+
+class RecordEpisodeReply(_message.Message):
+    __slots__ = ("episode", "created_entities")
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    episode: Episode
+    created_entities: _containers.RepeatedCompositeFieldContainer[Entity]
+    def __init__(self, episode: _Optional[_Union[Episode, _Mapping]] = ..., created_entities: _Optional[_Iterable[_Union[Entity, _Mapping]]] = ...) -> None: ...
+
+class QueryEntityRequest(_message.Message):
+    __slots__ = ("entity", "hops", "include_retracted")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    HOPS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_RETRACTED_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    hops: int
+    include_retracted: bool
+    def __init__(self, entity: _Optional[str] = ..., hops: _Optional[int] = ..., include_retracted: _Optional[bool] = ...) -> None: ...
+
+class GraphNode(_message.Message):
+    __slots__ = ("entity", "hops")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    HOPS_FIELD_NUMBER: _ClassVar[int]
+    entity: Entity
+    hops: int
+    def __init__(self, entity: _Optional[_Union[Entity, _Mapping]] = ..., hops: _Optional[int] = ...) -> None: ...
+
+class QueryEntityReply(_message.Message):
+    __slots__ = ("entity", "active", "history", "episodes", "neighbourhood", "edges")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    NEIGHBOURHOOD_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    entity: Entity
+    active: _containers.RepeatedCompositeFieldContainer[Fact]
+    history: _containers.RepeatedCompositeFieldContainer[Fact]
+    episodes: _containers.RepeatedCompositeFieldContainer[Episode]
+    neighbourhood: _containers.RepeatedCompositeFieldContainer[GraphNode]
+    edges: _containers.RepeatedCompositeFieldContainer[Fact]
+    def __init__(self, entity: _Optional[_Union[Entity, _Mapping]] = ..., active: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., episodes: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ..., neighbourhood: _Optional[_Iterable[_Union[GraphNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+
+class TimeTravelRequest(_message.Message):
+    __slots__ = ("valid_at", "known_at", "entity", "limit")
+    VALID_AT_FIELD_NUMBER: _ClassVar[int]
+    KNOWN_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    valid_at: str
+    known_at: str
+    entity: str
+    limit: int
+    def __init__(self, valid_at: _Optional[str] = ..., known_at: _Optional[str] = ..., entity: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class TimeTravelReply(_message.Message):
+    __slots__ = ("valid_at", "known_at", "facts", "episodes")
+    VALID_AT_FIELD_NUMBER: _ClassVar[int]
+    KNOWN_AT_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    valid_at: str
+    known_at: str
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    episodes: _containers.RepeatedCompositeFieldContainer[Episode]
+    def __init__(self, valid_at: _Optional[str] = ..., known_at: _Optional[str] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., episodes: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ...) -> None: ...
+
+class VerifyIntegrityRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class IntegrityProblem(_message.Message):
+    __slots__ = ("table", "id", "stored_sha256", "computed_sha256")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STORED_SHA256_FIELD_NUMBER: _ClassVar[int]
+    COMPUTED_SHA256_FIELD_NUMBER: _ClassVar[int]
+    table: str
+    id: str
+    stored_sha256: str
+    computed_sha256: str
+    def __init__(self, table: _Optional[str] = ..., id: _Optional[str] = ..., stored_sha256: _Optional[str] = ..., computed_sha256: _Optional[str] = ...) -> None: ...
+
+class VerifyIntegrityReply(_message.Message):
+    __slots__ = ("ok", "rows_checked", "merkle_root", "problems", "elapsed_ms")
+    OK_FIELD_NUMBER: _ClassVar[int]
+    ROWS_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    MERKLE_ROOT_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_MS_FIELD_NUMBER: _ClassVar[int]
+    ok: bool
+    rows_checked: int
+    merkle_root: str
+    problems: _containers.RepeatedCompositeFieldContainer[IntegrityProblem]
+    elapsed_ms: float
+    def __init__(self, ok: _Optional[bool] = ..., rows_checked: _Optional[int] = ..., merkle_root: _Optional[str] = ..., problems: _Optional[_Iterable[_Union[IntegrityProblem, _Mapping]]] = ..., elapsed_ms: _Optional[float] = ...) -> None: ...
+
+class CreateRelationRequest(_message.Message):
+    __slots__ = ("from_id", "relation", "to_id", "strength")
+    FROM_ID_FIELD_NUMBER: _ClassVar[int]
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    TO_ID_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    from_id: str
+    relation: str
+    to_id: str
+    strength: float
+    def __init__(self, from_id: _Optional[str] = ..., relation: _Optional[str] = ..., to_id: _Optional[str] = ..., strength: _Optional[float] = ...) -> None: ...
+
+class CreateRelationReply(_message.Message):
+    __slots__ = ("relation",)
+    RELATION_FIELD_NUMBER: _ClassVar[int]
+    relation: Relation
+    def __init__(self, relation: _Optional[_Union[Relation, _Mapping]] = ...) -> None: ...
+
+class ReadGraphRequest(_message.Message):
+    __slots__ = ("limit",)
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    def __init__(self, limit: _Optional[int] = ...) -> None: ...
+
+class ReadGraphReply(_message.Message):
+    __slots__ = ("entities", "facts", "relations")
+    ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    RELATIONS_FIELD_NUMBER: _ClassVar[int]
+    entities: _containers.RepeatedCompositeFieldContainer[Entity]
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    relations: _containers.RepeatedCompositeFieldContainer[Relation]
+    def __init__(self, entities: _Optional[_Iterable[_Union[Entity, _Mapping]]] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., relations: _Optional[_Iterable[_Union[Relation, _Mapping]]] = ...) -> None: ...

@@ -467,6 +467,412 @@ class MemoryService:
             _registered_method=True)
 
 
+class GraphServiceStub:
+    """The bi-temporal knowledge graph: entities, facts with valid time
+    (when true in the world) and recorded time (when the system believed it),
+    episodes, and relations. History is append-only: a change or correction
+    retires rows and inserts new ones, it never overwrites them.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.UpsertFact = channel.unary_unary(
+                '/cortexd.v1.GraphService/UpsertFact',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.UpsertFactRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.UpsertFactReply.FromString,
+                _registered_method=True)
+        self.RetireFact = channel.unary_unary(
+                '/cortexd.v1.GraphService/RetireFact',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.RetireFactRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RetireFactReply.FromString,
+                _registered_method=True)
+        self.RecordEpisode = channel.unary_unary(
+                '/cortexd.v1.GraphService/RecordEpisode',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.RecordEpisodeRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RecordEpisodeReply.FromString,
+                _registered_method=True)
+        self.QueryEntity = channel.unary_unary(
+                '/cortexd.v1.GraphService/QueryEntity',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.QueryEntityRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.QueryEntityReply.FromString,
+                _registered_method=True)
+        self.TimeTravel = channel.unary_unary(
+                '/cortexd.v1.GraphService/TimeTravel',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelReply.FromString,
+                _registered_method=True)
+        self.VerifyIntegrity = channel.unary_unary(
+                '/cortexd.v1.GraphService/VerifyIntegrity',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.VerifyIntegrityRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.VerifyIntegrityReply.FromString,
+                _registered_method=True)
+        self.CreateRelation = channel.unary_unary(
+                '/cortexd.v1.GraphService/CreateRelation',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.CreateRelationRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CreateRelationReply.FromString,
+                _registered_method=True)
+        self.ReadGraph = channel.unary_unary(
+                '/cortexd.v1.GraphService/ReadGraph',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ReadGraphRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ReadGraphReply.FromString,
+                _registered_method=True)
+
+
+class GraphServiceServicer:
+    """The bi-temporal knowledge graph: entities, facts with valid time
+    (when true in the world) and recorded time (when the system believed it),
+    episodes, and relations. History is append-only: a change or correction
+    retires rows and inserts new ones, it never overwrites them.
+    """
+
+    def UpsertFact(self, request, context):
+        """Record a fact (subject, predicate, object). For a singular predicate
+        (one value at a time, e.g. "database", "owner") a new value supersedes the
+        active one from valid_from on; the old one stays in history. Set
+        correction=true when the old value was never right ("actually it was
+        always X"): the old fact is retracted instead. Predicates such as "uses"
+        and "depends_on" accumulate values.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RetireFact(self, request, context):
+        """End a fact at valid_to (default now) with nothing replacing it, e.g. "we
+        no longer depend on X". The fact stays in history.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordEpisode(self, request, context):
+        """Record an episode: an ADR or decision, a bug's root cause, an invariant,
+        a migration, an incident, or a session or conversation note, with the
+        files it touched and the entities it mentions.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def QueryEntity(self, request, context):
+        """Everything known about one entity: its active facts, superseded and
+        retracted history, related episodes, and its k-hop neighbourhood over
+        active facts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TimeTravel(self, request, context):
+        """The graph as it was true at valid_at, as the system knew it at known_at
+        (default now): "what did we believe on March 1 about February?".
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyIntegrity(self, request, context):
+        """Recompute every fact's and episode's SHA-256 and a Merkle root over them;
+        list each row whose content no longer matches its stored hash.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateRelation(self, request, context):
+        """Link two memories, entities, episodes or facts by id with a named
+        relation, e.g. "caused_by", "implements", "see_also".
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadGraph(self, request, context):
+        """The graph at a glance: entities, active facts and relations.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_GraphServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'UpsertFact': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpsertFact,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.UpsertFactRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.UpsertFactReply.SerializeToString,
+            ),
+            'RetireFact': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetireFact,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RetireFactRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.RetireFactReply.SerializeToString,
+            ),
+            'RecordEpisode': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordEpisode,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RecordEpisodeRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.RecordEpisodeReply.SerializeToString,
+            ),
+            'QueryEntity': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueryEntity,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.QueryEntityRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.QueryEntityReply.SerializeToString,
+            ),
+            'TimeTravel': grpc.unary_unary_rpc_method_handler(
+                    servicer.TimeTravel,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelReply.SerializeToString,
+            ),
+            'VerifyIntegrity': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyIntegrity,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.VerifyIntegrityRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.VerifyIntegrityReply.SerializeToString,
+            ),
+            'CreateRelation': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateRelation,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CreateRelationRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.CreateRelationReply.SerializeToString,
+            ),
+            'ReadGraph': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadGraph,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ReadGraphRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ReadGraphReply.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'cortexd.v1.GraphService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('cortexd.v1.GraphService', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class GraphService:
+    """The bi-temporal knowledge graph: entities, facts with valid time
+    (when true in the world) and recorded time (when the system believed it),
+    episodes, and relations. History is append-only: a change or correction
+    retires rows and inserts new ones, it never overwrites them.
+    """
+
+    @staticmethod
+    def UpsertFact(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/UpsertFact',
+            cortexd_dot_v1_dot_cortexd__pb2.UpsertFactRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.UpsertFactReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetireFact(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/RetireFact',
+            cortexd_dot_v1_dot_cortexd__pb2.RetireFactRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.RetireFactReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordEpisode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/RecordEpisode',
+            cortexd_dot_v1_dot_cortexd__pb2.RecordEpisodeRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.RecordEpisodeReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueryEntity(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/QueryEntity',
+            cortexd_dot_v1_dot_cortexd__pb2.QueryEntityRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.QueryEntityReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TimeTravel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/TimeTravel',
+            cortexd_dot_v1_dot_cortexd__pb2.TimeTravelRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.TimeTravelReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyIntegrity(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/VerifyIntegrity',
+            cortexd_dot_v1_dot_cortexd__pb2.VerifyIntegrityRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.VerifyIntegrityReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateRelation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/CreateRelation',
+            cortexd_dot_v1_dot_cortexd__pb2.CreateRelationRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.CreateRelationReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReadGraph(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/ReadGraph',
+            cortexd_dot_v1_dot_cortexd__pb2.ReadGraphRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ReadGraphReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
 class McpBridgeStub:
     """The MCP surface of the daemon: the proxy forwards tools, resources and
     prompts here and holds no catalog of its own.

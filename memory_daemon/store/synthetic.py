@@ -1,0 +1,47 @@
+"""Bulk-generates a synthetic knowledge graph in SQL, for benchmarks at 100k-1M facts."""
+
+from __future__ import annotations
+
+from memory_daemon.store.database import Database
+from memory_daemon.store.graph import FACT_DIGEST
+
+CHAIN_LENGTH = 5  # every (subject, predicate) has five versions: four superseded, one active
+DAYS_PER_VERSION = 30
+
+
+def seed_graph(database: Database, namespace: str, facts: int, entities: int) -> None:
+    """`facts` facts in chains of five over `entities` entities; even versions point at another entity.
+
+    Version v of chain c is valid for 30 days from 2020-01-01 + 30*v days (+ c seconds), superseded by
+    version v+1; the fifth version is still active. Digests are computed as for any other row.
+    """
+    con = database.cursor()
+    con.execute(
+        "INSERT INTO entities SELECT 'ent_' || lpad(i::VARCHAR, 12, '0'), ?, 'component_' || i, 'component_' || i, "
+        "'CONCEPT', []::VARCHAR[], TIMESTAMP '2020-01-01' FROM range(?) t(i)",
+        [namespace, entities],
+    )
+    con.execute(
+        f"""
+        INSERT INTO facts (id, namespace, subject_id, predicate, object_id, object_value, valid_from, valid_to,
+                           recorded_at, retracted_at, superseded_by, replaces, singular, confidence, source, sha256)
+        SELECT *, {FACT_DIGEST} FROM (
+            SELECT 'fact_' || lpad(i::VARCHAR, 12, '0') AS id, ? AS namespace,
+                   'ent_' || lpad((c % ?)::VARCHAR, 12, '0') AS subject_id,
+                   'attribute_' || (c // ?)::VARCHAR AS predicate,
+                   CASE WHEN v % 2 = 0 THEN 'ent_' || lpad(((c * 7 + v + 1) % ?)::VARCHAR, 12, '0') END AS object_id,
+                   CASE WHEN v % 2 = 0 THEN 'component_' || ((c * 7 + v + 1) % ?)::VARCHAR
+                        ELSE 'value-' || v::VARCHAR END AS object_value,
+                   TIMESTAMP '2020-01-01' + to_days(v * {DAYS_PER_VERSION}) + to_seconds(c) AS valid_from,
+                   CASE WHEN v < {CHAIN_LENGTH - 1}
+                        THEN TIMESTAMP '2020-01-01' + to_days((v + 1) * {DAYS_PER_VERSION}) + to_seconds(c) END AS valid_to,
+                   TIMESTAMP '2020-01-01' + to_days(v * {DAYS_PER_VERSION}) + to_seconds(c) AS recorded_at,
+                   NULL::TIMESTAMP AS retracted_at,
+                   CASE WHEN v < {CHAIN_LENGTH - 1} THEN 'fact_' || lpad((i + 1)::VARCHAR, 12, '0') END AS superseded_by,
+                   NULL::VARCHAR AS replaces, true AS singular, 1.0::DOUBLE AS confidence, 'synthetic' AS source
+              FROM (SELECT i, i // {CHAIN_LENGTH} AS c, i % {CHAIN_LENGTH} AS v FROM range(?) t(i))
+        )
+        """,
+        [namespace, entities, entities, entities, entities, facts],
+    )
+    con.execute("CHECKPOINT")
