@@ -17,6 +17,7 @@ from memory_daemon.errors import Unavailable
 from preprocessing.context import ConversationContext
 from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, DedupVerdict
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
+from preprocessing.triples import FactTriple
 from preprocessing.importance import ImportanceScorer
 from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
 from preprocessing.phrases import PhraseDetector, PhraseSignals
@@ -35,6 +36,9 @@ _LEANS_ON_CONTEXT = re.compile(
     r"that one|this one)\b|\b(that|it|this|those|them|the latter|the former)\b",
     re.IGNORECASE,
 )
+
+# Intents whose messages may carry (subject, predicate, object) facts for the graph.
+FACT_INTENTS = frozenset({"SAVE_FACT", "UPDATE_INFO"})
 
 NeighbourLookup = Callable[[np.ndarray], Sequence[DedupCandidate]]
 
@@ -57,6 +61,7 @@ class Analysis:
     timings_ms: dict[str, float]
     degraded: tuple[str, ...]
     dedup_content: str = ""
+    suggested_facts: tuple[FactTriple, ...] = ()
 
 
 @dataclass
@@ -241,7 +246,14 @@ class ActivationPipeline:
             deduplication=verdict, action=action, should_save=should_save, confidence=round(confidence, 4),
             suggested_content=suggested_content, reasoning=tuple(reasoning), context_used=context_used,
             timings_ms=clock.timings, degraded=self.degraded(), dedup_content=dedup_content,
+            suggested_facts=self._suggested_facts(intent, text_analysis),
         )
+
+    def _suggested_facts(self, intent: IntentPrediction, text_analysis: TextAnalysis | None) -> tuple[FactTriple, ...]:
+        """Triples from the parse, offered only when the message states or changes a fact."""
+        if text_analysis is None or intent.intent not in FACT_INTENTS:
+            return ()
+        return text_analysis.triples
 
     def _recommend(self, signals: PhraseSignals, intent: IntentPrediction, verdict: DedupVerdict | None,
                    reasoning: list[str]) -> tuple[str, float]:

@@ -43,6 +43,8 @@ class ActivationSettings(BaseModel):
     dedup: bool = True
     context: bool = True
     intent_model: bool = True
+    # save_memory upserts the facts it extracts from SAVE_FACT / UPDATE_INFO messages into the graph.
+    extract_facts: bool = True
     intent_confidence: float = Field(0.7, ge=0.0, le=1.0)
     auto_save_confidence: float = Field(0.8, ge=0.0, le=1.0)
     dedup_similarity: float = Field(0.85, ge=0.0, le=1.0)

@@ -1,4 +1,4 @@
-"""`cortexd demo`: a scripted session in which two hosts share memories through real proxies and one daemon."""
+"""`cortexd demo`: a scripted session in which hosts share memories and a knowledge graph through real proxies and one daemon."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import signal
 
 import anyio
 
+from memory_daemon.demo_graph import graph_story
 from memory_daemon.launcher import DaemonProcess, proxy_session, temporary_daemon
 
 
@@ -68,6 +69,8 @@ async def _session(daemon: DaemonProcess) -> None:
         daemon.start()
         again = _result(await desktop.call_tool("search_memory", {"query": "pnpm"}))
         _say(f"[claude-desktop] search_memory 'pnpm' after the restart -> {again['hits'][0]['memory']['content']}")
+
+    await graph_story(daemon)
 
     with daemon.client() as client:
         status = client.get_status()

@@ -19,7 +19,8 @@ from memory_daemon.store.graph import (
 )
 from memory_daemon.timefmt import parse_iso, utc_now
 from memory_daemon.timeline import Interval, TimelinePlan, plan_change, plan_correction, plan_retirement
-from preprocessing.entity_keys import entity_key, is_technology
+from preprocessing.entities import entity_key, is_technology
+from preprocessing.triples import ENDED, FactTriple
 
 EPISODE_KINDS = ("adr", "bug_root_cause", "invariant", "session_note", "migration", "incident", "decision", "conversation")
 # Predicates that hold several values at once; every other predicate has one value at a time.
@@ -219,6 +220,38 @@ class GraphService:
             created_entities=tuple(created.entities),
         )
 
+    def record_stated_fact(self, namespace: str, triple: FactTriple,
+                           source: str) -> tuple[tuple[FactRow, ...], tuple[FactRow, ...]]:
+        """A fact a saved message states: upsert it, or retire it when the message says it ended.
+
+        Returns (facts recorded, facts the message ended), so the caller can show what changed.
+        """
+        ended: list[FactRow] = []
+        if triple.change == ENDED or (triple.previous_object and not triple.singular):
+            gone = triple.object if triple.change == ENDED else triple.previous_object
+            for fact in self._active_matches(namespace, triple.subject, triple.predicate, gone):
+                ended.append(self.retire_fact(namespace, fact.id, "")[0])
+            if triple.change == ENDED:
+                return (), tuple(ended)
+        outcome = self.upsert_fact(namespace, FactInput(
+            subject=triple.subject, predicate=triple.predicate, object=triple.object,
+            object_kind="entity" if triple.object_is_entity else "", singular=triple.singular, source=source,
+            create_entities=True,
+        ))
+        return (outcome.fact,), (*ended, *outcome.superseded)
+
+    def _active_matches(self, namespace: str, subject: str, predicate: str, value: str) -> list[FactRow]:
+        try:
+            entity = self.find_entity(namespace, subject)
+        except NotFound:
+            return []
+        target = self._entity_by_key(namespace, entity_key(value))
+        key = target.id if target else value.strip().lower()
+        now = utc_now()
+        return [f for f in self._repository.timeline(self._db.cursor(), entity.namespace, entity.id,
+                                                     normalised_predicate(predicate), key)
+                if fact_status(f, now) == "active"]
+
     def retire_fact(self, namespace: str, fact_id: str, valid_to_text: str) -> tuple[FactRow, tuple[str, ...]]:
         now = utc_now()
         valid_to = parse_iso(valid_to_text, "valid_to") or now
@@ -294,8 +327,12 @@ class GraphService:
         facts = self._repository.facts_of(visible, entity.id)
         facts = current_links(facts, facts)
         active = tuple(f for f in facts if fact_status(f, now) == "active")
+        # A row retracted only because its interval was re-cut lives on in its copy; only rows whose value
+        # was withdrawn (corrections) are history worth showing.
+        by_id = {f.id: f for f in facts}
+        revised = {f.replaces for f in facts if f.replaces in by_id and by_id[f.replaces].object_value == f.object_value}
         history = tuple(f for f in facts if fact_status(f, now) in ("superseded", "ended", "scheduled")
-                        or (include_retracted and f.retracted_at is not None))
+                        or (include_retracted and f.retracted_at is not None and f.id not in revised))
         episodes = tuple(self._repository.episodes(visible, 50, entity_id=entity.id))
         neighbourhood, edges = self._neighbourhood(visible, entity, hops, now)
         return EntityView(entity, active, history, episodes, neighbourhood, edges)

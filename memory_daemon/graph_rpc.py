@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon.graph import EpisodeInput, FactInput, GraphService, fact_status
-from memory_daemon.rpc import Caller
+from memory_daemon.caller import Caller
 from memory_daemon.store.graph import EntityRow, EpisodeRow, FactRow, RelationRow
 from memory_daemon.timefmt import format_iso, utc_now
 
@@ -109,16 +109,7 @@ class GraphRpc:
     def fact_messages(self, caller: Caller, rows: Iterable[FactRow], at=None) -> list[pb.Fact]:
         rows = list(rows)
         names = self._graph.entity_names(caller.namespace, [r.subject_id for r in rows])
-        at = at or utc_now()
-        return [
-            pb.Fact(id=r.id, subject_id=r.subject_id, subject=names.get(r.subject_id, ""), predicate=r.predicate,
-                    object_id=r.object_id or "", object=r.object_value, valid_from=_iso(r.valid_from),
-                    valid_to=_iso(r.valid_to), recorded_at=_iso(r.recorded_at), retracted_at=_iso(r.retracted_at),
-                    superseded_by=r.superseded_by or "", replaces=r.replaces or "", singular=r.singular,
-                    confidence=r.confidence, source=r.source, namespace=r.namespace, status=fact_status(r, at),
-                    sha256=r.sha256)
-            for r in rows
-        ]
+        return [fact_message(r, names, at) for r in rows]
 
     def episode_messages(self, caller: Caller, rows: Iterable[EpisodeRow]) -> list[pb.Episode]:
         rows = list(rows)
@@ -129,6 +120,18 @@ class GraphRpc:
                        recorded_at=_iso(r.recorded_at), namespace=r.namespace, sha256=r.sha256)
             for r in rows
         ]
+
+
+def fact_message(row: FactRow, subject_names: dict[str, str], at=None) -> pb.Fact:
+    """A fact row as the API shows it; `status` is judged at `at` (default now)."""
+    return pb.Fact(
+        id=row.id, subject_id=row.subject_id, subject=subject_names.get(row.subject_id, ""), predicate=row.predicate,
+        object_id=row.object_id or "", object=row.object_value, valid_from=_iso(row.valid_from),
+        valid_to=_iso(row.valid_to), recorded_at=_iso(row.recorded_at), retracted_at=_iso(row.retracted_at),
+        superseded_by=row.superseded_by or "", replaces=row.replaces or "", singular=row.singular,
+        confidence=row.confidence, source=row.source, namespace=row.namespace, status=fact_status(row, at or utc_now()),
+        sha256=row.sha256,
+    )
 
 
 def relation_message(row: RelationRow) -> pb.Relation:

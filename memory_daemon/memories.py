@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from memory_daemon.config import Limits
 from memory_daemon.activation import ActivationPipeline, Analysis
-from memory_daemon.errors import InvalidArgument, NotFound, Unavailable
+from memory_daemon.errors import CortexdError, InvalidArgument, NotFound, Unavailable
 from memory_daemon.search import MemorySearcher, ScoredMemory, SearchQuery
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
@@ -57,6 +57,7 @@ class NewMemory:
     context: str = ""
     session_id: str = ""
     meta: dict = field(default_factory=dict)
+    extract_facts: bool | None = None  # None: the daemon's setting
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ class SaveOutcome:
     dedup_content: str = ""
     merged: bool = False
     degraded: tuple[str, ...] = ()
+    facts: tuple = ()  # FactRows recorded from the content
+    superseded_facts: tuple = ()  # FactRows the content ended
 
 
 @dataclass(frozen=True)
@@ -93,8 +96,9 @@ class ImportOutcome:
 
 class MemoryService:
     def __init__(self, repository: MemoryRepository, searcher: MemorySearcher, limits: Limits,
-                 activation: ActivationPipeline | None = None) -> None:
+                 activation: ActivationPipeline | None = None, graph=None) -> None:
         self._repository = repository
+        self._graph = graph  # GraphService: facts stated in saved memories are recorded there
         self._searcher = searcher
         self._limits = limits
         self._activation = activation
@@ -126,7 +130,25 @@ class MemoryService:
         self._repository.insert(row, analysis.embedding)
         if analysis.embedding is not None:
             self._vectors.add(namespace, [(row.id, row.content, analysis.embedding)])
-        return SaveOutcome(row, tuple(auto_filled), verdict, analysis.dedup_content, False, analysis.degraded)
+        facts, ended, problems = self._record_facts(namespace, row.id, analysis, new.extract_facts)
+        return SaveOutcome(row, tuple(auto_filled), verdict, analysis.dedup_content, False,
+                           analysis.degraded + problems, facts, ended)
+
+    def _record_facts(self, namespace: str, memory_id: str, analysis: Analysis, requested: bool | None):
+        """Upsert the facts the memory states, with the memory as their source; a failure never fails the save."""
+        wanted = self._activation.settings.extract_facts if requested is None else requested
+        if not wanted or self._graph is None or not analysis.suggested_facts:
+            return (), (), ()
+        facts, ended, problems = [], [], []
+        for triple in analysis.suggested_facts:
+            try:
+                recorded, closed = self._graph.record_stated_fact(namespace, triple, memory_id)
+            except CortexdError as error:
+                problems.append(f"facts: ({triple.subject}, {triple.predicate}, {triple.object}) not recorded: {error}")
+                continue
+            facts += recorded
+            ended += closed
+        return tuple(facts), tuple(ended), tuple(problems)
 
     def analyze(self, items: list[AnalyzeItem]) -> list[Analysis]:
         if self._activation is None:

@@ -11,6 +11,9 @@ from google.protobuf import json_format
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon import __version__
 from memory_daemon.activation import Analysis
+from memory_daemon.caller import Caller
+from memory_daemon.graph import GraphService
+from memory_daemon.graph_rpc import fact_message
 from memory_daemon.errors import InvalidArgument
 from memory_daemon.memories import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
 from preprocessing.dedup import DedupVerdict
@@ -19,13 +22,6 @@ from memory_daemon.store import SCHEMA_VERSION, Database, MemoryRow
 from memory_daemon.timefmt import format_iso
 
 MAX_ANALYZE_BATCH = 256
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who is calling: the namespace its memories live in."""
-
-    namespace: str
 
 
 def memory_message(row: MemoryRow) -> pb.Memory:
@@ -69,14 +65,19 @@ def analysis_message(analysis: Analysis, item_id: str = "") -> pb.AnalyzeMessage
         timings_ms=analysis.timings_ms,
         degraded=analysis.degraded,
         suggested_content=analysis.suggested_content,
+        suggested_facts=[pb.SuggestedFact(subject=t.subject, predicate=t.predicate, object=t.object, singular=t.singular,
+                                          change=t.change, previous_object=t.previous_object or "")
+                         for t in analysis.suggested_facts],
     )
 
 
 class MemoryRpc:
     """The MemoryService handlers, by RPC name; called from gRPC and from the MCP bridge alike."""
 
-    def __init__(self, memories: MemoryService, database: Database, listen_address: str) -> None:
+    def __init__(self, memories: MemoryService, database: Database, listen_address: str,
+                 graph: GraphService | None = None) -> None:
         self._memories = memories
+        self._graph = graph
         self._database = database
         self._listen_address = listen_address
         self._started = time.monotonic()
@@ -87,11 +88,16 @@ class MemoryRpc:
             strength=request.strength if request.HasField("strength") else None, source=request.source,
             context=request.context, session_id=request.session_id,
             meta=json_format.MessageToDict(request.meta) if request.HasField("meta") else {},
+            extract_facts=request.extract_facts if request.HasField("extract_facts") else None,
         )
         outcome = self._memories.save(caller.namespace, new)
+        rows = [*outcome.facts, *outcome.superseded_facts]
+        names = self._graph.entity_names(caller.namespace, [r.subject_id for r in rows]) if rows and self._graph else {}
         return pb.SaveMemoryReply(
             memory=memory_message(outcome.memory), auto_filled=outcome.auto_filled, merged=outcome.merged,
             deduplication=dedup_message(outcome.deduplication, outcome.dedup_content), degraded=outcome.degraded,
+            facts=[fact_message(r, names) for r in outcome.facts],
+            superseded_facts=[fact_message(r, names) for r in outcome.superseded_facts],
         )
 
     def AnalyzeMessage(self, request: pb.AnalyzeMessageRequest, caller: Caller) -> pb.AnalyzeMessageReply:

@@ -95,9 +95,9 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
                   degraded=list(activation.degraded()))
 
     threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
-    memories = MemoryService(repository, KeywordSearcher(repository), settings.limits, activation)
-    rpc = MemoryRpc(memories, database, settings.listen)
-    rpcs = RpcTable(rpc, GraphRpc(GraphService(GraphRepository(database))))
+    graph = GraphService(GraphRepository(database))
+    memories = MemoryService(repository, KeywordSearcher(repository), settings.limits, activation, graph)
+    rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph), GraphRpc(graph))
     runner = BlockingRunner(settings.worker_threads)
 
     interceptors: list[grpc.aio.ServerInterceptor] = [AccessLogInterceptor()]
@@ -108,7 +108,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                  ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
     )
-    pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpc, runner), server)
+    pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpcs.memory, runner), server)
     pb_grpc.add_GraphServiceServicer_to_server(GraphServicer(rpcs.graph, runner), server)
     pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpcs, runner), server)
     health = HealthServicer()

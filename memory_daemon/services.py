@@ -18,7 +18,8 @@ from memory_daemon.catalog import reply_to_json, tool_catalog
 from memory_daemon.errors import InvalidArgument, NotFound, grpc_status_of
 from memory_daemon.logs import log_event
 from memory_daemon.memories import checked_namespace
-from memory_daemon.rpc import Caller, RpcTable
+from memory_daemon.caller import Caller
+from memory_daemon.rpc import RpcTable
 
 IMPORT_CHUNK = 500
 

@@ -11,7 +11,8 @@ from google.protobuf import json_format
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon import briefings
 from memory_daemon.errors import InvalidArgument, NotFound
-from memory_daemon.rpc import Caller, RpcTable
+from memory_daemon.caller import Caller
+from memory_daemon.rpc import RpcTable
 
 
 @dataclass(frozen=True)

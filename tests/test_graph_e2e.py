@@ -158,3 +158,27 @@ def test_graph_verbs_on_the_cli(daemon):
     failed = subprocess.run([*CORTEXD, "graph", "time-travel", "--valid-at", "never", "--daemon", daemon.address],
                             capture_output=True, text=True, timeout=60)
     assert failed.returncode == 1 and "not an ISO-8601 time" in failed.stderr
+
+
+def test_saved_messages_record_and_supersede_facts(daemon):
+    with daemon.client("chat") as client:
+        analysis = client.analyze_message(message="The billing service's database is PostgreSQL 15")
+        assert [(f.subject, f.predicate, f.object) for f in analysis.suggested_facts] == [
+            ("billing service", "database", "PostgreSQL 15")]
+        first = client.save_memory(content="The billing service's database is PostgreSQL 15")
+        assert [(f.predicate, f.object, f.source) for f in first.facts] == [
+            ("database", "PostgreSQL 15", first.memory.id)]
+
+        update = client.save_memory(content="actually the billing service's database is MySQL 8 now")
+        assert [(f.predicate, f.object) for f in update.facts] == [("database", "MySQL 8")]
+        assert [(f.object, f.status) for f in update.superseded_facts] == [("PostgreSQL 15", "superseded")]
+        view = client.query_entity(entity="billing service", hops=0)
+        assert [f.object for f in view.active] == ["MySQL 8"]
+
+        client.save_memory(content="billing depends on Redis")
+        ended = client.save_memory(content="billing doesn't depend on Redis anymore")
+        assert [(f.object, f.status) for f in ended.superseded_facts] == [("Redis", "ended")]
+        assert client.query_entity(entity="billing", hops=0).active == []
+
+        quiet = client.save_memory(content="The staging host is db-stg-2", extract_facts=False)
+        assert quiet.facts == [] and client.analyze_message(message="how do I rotate the staging keys?").suggested_facts == []

@@ -45,7 +45,7 @@ class Memory(_message.Message):
     def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., created_at: _Optional[str] = ..., last_used_at: _Optional[str] = ..., use_count: _Optional[int] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_id: _Optional[str] = ...) -> None: ...
 
 class SaveMemoryRequest(_message.Message):
-    __slots__ = ("content", "tags", "entities", "strength", "source", "context", "session_id", "meta")
+    __slots__ = ("content", "tags", "entities", "strength", "source", "context", "session_id", "meta", "extract_facts")
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     ENTITIES_FIELD_NUMBER: _ClassVar[int]
@@ -54,6 +54,7 @@ class SaveMemoryRequest(_message.Message):
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     META_FIELD_NUMBER: _ClassVar[int]
+    EXTRACT_FACTS_FIELD_NUMBER: _ClassVar[int]
     content: str
     tags: _containers.RepeatedScalarFieldContainer[str]
     entities: _containers.RepeatedScalarFieldContainer[str]
@@ -62,21 +63,26 @@ class SaveMemoryRequest(_message.Message):
     context: str
     session_id: str
     meta: _struct_pb2.Struct
-    def __init__(self, content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    extract_facts: bool
+    def __init__(self, content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., extract_facts: _Optional[bool] = ...) -> None: ...
 
 class SaveMemoryReply(_message.Message):
-    __slots__ = ("memory", "auto_filled", "deduplication", "merged", "degraded")
+    __slots__ = ("memory", "auto_filled", "deduplication", "merged", "degraded", "facts", "superseded_facts")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     AUTO_FILLED_FIELD_NUMBER: _ClassVar[int]
     DEDUPLICATION_FIELD_NUMBER: _ClassVar[int]
     MERGED_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_FACTS_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
     auto_filled: _containers.RepeatedScalarFieldContainer[str]
     deduplication: Deduplication
     merged: bool
     degraded: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., auto_filled: _Optional[_Iterable[str]] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., merged: _Optional[bool] = ..., degraded: _Optional[_Iterable[str]] = ...) -> None: ...
+    facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    superseded_facts: _containers.RepeatedCompositeFieldContainer[Fact]
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., auto_filled: _Optional[_Iterable[str]] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., merged: _Optional[bool] = ..., degraded: _Optional[_Iterable[str]] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., superseded_facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
 
 class AnalyzeMessageRequest(_message.Message):
     __slots__ = ("message", "session_id", "namespace")
@@ -125,7 +131,7 @@ class Deduplication(_message.Message):
     def __init__(self, action: _Optional[str] = ..., memory_id: _Optional[str] = ..., memory_content: _Optional[str] = ..., similarity: _Optional[float] = ..., reasons: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AnalyzeMessageReply(_message.Message):
-    __slots__ = ("signals", "should_save", "action_recommendation", "confidence", "intent", "intent_source", "intent_probabilities", "suggested_entities", "suggested_tags", "suggested_strength", "deduplication", "reasoning", "context_used", "timings_ms", "degraded", "id", "suggested_content")
+    __slots__ = ("signals", "should_save", "action_recommendation", "confidence", "intent", "intent_source", "intent_probabilities", "suggested_entities", "suggested_tags", "suggested_strength", "deduplication", "reasoning", "context_used", "timings_ms", "degraded", "id", "suggested_content", "suggested_facts")
     class IntentProbabilitiesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +163,7 @@ class AnalyzeMessageReply(_message.Message):
     DEGRADED_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     SUGGESTED_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    SUGGESTED_FACTS_FIELD_NUMBER: _ClassVar[int]
     signals: PhraseSignals
     should_save: bool
     action_recommendation: str
@@ -174,7 +181,24 @@ class AnalyzeMessageReply(_message.Message):
     degraded: _containers.RepeatedScalarFieldContainer[str]
     id: str
     suggested_content: str
-    def __init__(self, signals: _Optional[_Union[PhraseSignals, _Mapping]] = ..., should_save: _Optional[bool] = ..., action_recommendation: _Optional[str] = ..., confidence: _Optional[float] = ..., intent: _Optional[str] = ..., intent_source: _Optional[str] = ..., intent_probabilities: _Optional[_Mapping[str, float]] = ..., suggested_entities: _Optional[_Iterable[_Union[SuggestedEntity, _Mapping]]] = ..., suggested_tags: _Optional[_Iterable[str]] = ..., suggested_strength: _Optional[float] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., reasoning: _Optional[_Iterable[str]] = ..., context_used: _Optional[_Iterable[str]] = ..., timings_ms: _Optional[_Mapping[str, float]] = ..., degraded: _Optional[_Iterable[str]] = ..., id: _Optional[str] = ..., suggested_content: _Optional[str] = ...) -> None: ...
+    suggested_facts: _containers.RepeatedCompositeFieldContainer[SuggestedFact]
+    def __init__(self, signals: _Optional[_Union[PhraseSignals, _Mapping]] = ..., should_save: _Optional[bool] = ..., action_recommendation: _Optional[str] = ..., confidence: _Optional[float] = ..., intent: _Optional[str] = ..., intent_source: _Optional[str] = ..., intent_probabilities: _Optional[_Mapping[str, float]] = ..., suggested_entities: _Optional[_Iterable[_Union[SuggestedEntity, _Mapping]]] = ..., suggested_tags: _Optional[_Iterable[str]] = ..., suggested_strength: _Optional[float] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., reasoning: _Optional[_Iterable[str]] = ..., context_used: _Optional[_Iterable[str]] = ..., timings_ms: _Optional[_Mapping[str, float]] = ..., degraded: _Optional[_Iterable[str]] = ..., id: _Optional[str] = ..., suggested_content: _Optional[str] = ..., suggested_facts: _Optional[_Iterable[_Union[SuggestedFact, _Mapping]]] = ...) -> None: ...
+
+class SuggestedFact(_message.Message):
+    __slots__ = ("subject", "predicate", "object", "singular", "change", "previous_object")
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    PREDICATE_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_FIELD_NUMBER: _ClassVar[int]
+    SINGULAR_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_OBJECT_FIELD_NUMBER: _ClassVar[int]
+    subject: str
+    predicate: str
+    object: str
+    singular: bool
+    change: str
+    previous_object: str
+    def __init__(self, subject: _Optional[str] = ..., predicate: _Optional[str] = ..., object: _Optional[str] = ..., singular: _Optional[bool] = ..., change: _Optional[str] = ..., previous_object: _Optional[str] = ...) -> None: ...
 
 class AnalyzeItem(_message.Message):
     __slots__ = ("id", "message", "session_id", "namespace")
