@@ -56,7 +56,7 @@ def build_parser(graph_verbs: bool = True) -> argparse.ArgumentParser:
     get.add_argument("ids", nargs="+")
     _add_client_options(get)
 
-    importer = verbs.add_parser("import", help='bulk-import JSONL: {"id","text","namespace"?,"timestamp"?} per line')
+    importer = verbs.add_parser("import", help='bulk-import JSONL: {"id","text","timestamp"?,"speaker"?,"session"?,"namespace"?} per line')
     importer.add_argument("file", help="JSONL file, or - for stdin")
     _add_client_options(importer)
 
@@ -323,7 +323,7 @@ def _doctor(client, args: argparse.Namespace, as_dict) -> int:
     return 0 if healthy else 1
 
 
-def _read_jsonl(path: str, keys: tuple[str, ...] = ("id", "text", "namespace", "timestamp")):
+def _read_jsonl(path: str, keys: tuple[str, ...] = ("id", "text", "namespace", "timestamp", "speaker", "session")):
     """Import records; the whole input is checked first, so a bad line stops the import before anything is stored."""
     if path == "-":
         lines = sys.stdin.readlines()

@@ -66,6 +66,8 @@ class ImportItem:
     text: str
     namespace: str
     timestamp: str
+    speaker: str = ""
+    session: str = ""
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,9 @@ class MemoryService:
                 outcome.skipped += 1
                 continue
             try:
-                row = self._validated_row(checked_namespace(item.namespace), NewMemory(content=item.text))
+                row = self._validated_row(checked_namespace(item.namespace), NewMemory(
+                    content=item.text, source=f"import:{item.speaker}" if item.speaker else "import",
+                    session_id=item.session))
                 created = parse_iso(item.timestamp, "timestamp")
             except InvalidArgument as error:
                 outcome.errors.append(f"record {item.external_id or '(no id)'}: {error}")

@@ -140,7 +140,7 @@ class MemoryRpc:
     def ImportMemories(self, records: list[pb.ImportRecord], caller: Caller) -> pb.ImportReply:
         outcome: ImportOutcome = self._memories.import_items(
             ImportItem(external_id=r.id.strip(), text=r.text, namespace=r.namespace or caller.namespace,
-                       timestamp=r.timestamp)
+                       timestamp=r.timestamp, speaker=r.speaker.strip(), session=r.session.strip())
             for r in records
         )
         return pb.ImportReply(imported=outcome.imported, skipped=outcome.skipped, errors=outcome.errors)

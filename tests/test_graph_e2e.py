@@ -111,6 +111,12 @@ async def test_graph_tools_resources_and_prompts_through_the_proxy(daemon):
         relation = payload(await host.call_tool("create_relation", {
             "from_id": new["fact"]["id"], "relation": "decided in", "to_id": adr["id"]}))["relation"]
         assert relation["relation"] == "decided_in"
+        graph = payload(await host.call_tool("read_graph", {}))
+        assert {e["name"] for e in graph["entities"]} == {"auth_service"}
+        assert [f["object"] for f in graph["facts"]] == ["PASETO v4"]  # active facts only
+        assert [(r["from_id"], r["to_id"]) for r in graph["relations"]] == [(new["fact"]["id"], adr["id"])]
+        missing = await host.call_tool("create_relation", {"from_id": "ep_nope", "relation": "x", "to_id": adr["id"]})
+        assert missing.is_error and "no memory, entity, episode or fact" in missing.content[0].text
 
         then = payload(await host.call_tool("memory_time_travel", {"valid_at": "2026-03-01T00:00:00Z",
                                                                    "entity": "auth_service"}))

@@ -253,26 +253,41 @@ class GetModelStatusReply(_message.Message):
     def __init__(self, models: _Optional[_Iterable[_Union[ModelStatus, _Mapping]]] = ..., degraded: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchMemoryRequest(_message.Message):
-    __slots__ = ("query", "limit", "tags", "since", "until")
+    __slots__ = ("query", "limit", "tags", "since", "until", "signals", "include_history", "session_id")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
     UNTIL_FIELD_NUMBER: _ClassVar[int]
+    SIGNALS_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     query: str
     limit: int
     tags: _containers.RepeatedScalarFieldContainer[str]
     since: str
     until: str
-    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., since: _Optional[str] = ..., until: _Optional[str] = ...) -> None: ...
+    signals: _containers.RepeatedScalarFieldContainer[str]
+    include_history: bool
+    session_id: str
+    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., since: _Optional[str] = ..., until: _Optional[str] = ..., signals: _Optional[_Iterable[str]] = ..., include_history: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
 
 class SearchHit(_message.Message):
-    __slots__ = ("memory", "score")
+    __slots__ = ("memory", "score", "signal_scores")
+    class SignalScoresEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    SIGNAL_SCORES_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
     score: float
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ...) -> None: ...
+    signal_scores: _containers.ScalarMap[str, float]
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ..., signal_scores: _Optional[_Mapping[str, float]] = ...) -> None: ...
 
 class SearchMemoryReply(_message.Message):
     __slots__ = ("hits",)
@@ -307,16 +322,20 @@ class TouchMemoryReply(_message.Message):
     def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
 
 class ImportRecord(_message.Message):
-    __slots__ = ("id", "text", "namespace", "timestamp")
+    __slots__ = ("id", "text", "namespace", "timestamp", "speaker", "session")
     ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    SPEAKER_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
     id: str
     text: str
     namespace: str
     timestamp: str
-    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., namespace: _Optional[str] = ..., timestamp: _Optional[str] = ...) -> None: ...
+    speaker: str
+    session: str
+    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., namespace: _Optional[str] = ..., timestamp: _Optional[str] = ..., speaker: _Optional[str] = ..., session: _Optional[str] = ...) -> None: ...
 
 class ImportReply(_message.Message):
     __slots__ = ("imported", "skipped", "errors")
