@@ -130,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from cortexd.connect import read_token, resolve_address
-    from memory_daemon.config import DaemonSettings, Limits, default_data_dir, load_activation_settings
+    from memory_daemon.config import (
+        DaemonSettings, Limits, default_data_dir, load_activation_settings, load_retrieval_settings,
+    )
     from memory_daemon.logs import configure_logging
     from memory_daemon.server import run
 
@@ -143,6 +145,7 @@ def _serve(args: argparse.Namespace) -> int:
             limits=Limits(max_content_bytes=args.max_content_bytes),
             worker_threads=args.workers,
             activation=load_activation_settings(),
+            retrieval=load_retrieval_settings(),
         )
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)

@@ -53,6 +53,28 @@ class ActivationSettings(BaseModel):
     dedup_candidates: int = Field(5, ge=1, le=50)
 
 
+class RetrievalSettings(BaseModel):
+    """How search fuses its signals; `[retrieval]` in config.toml or CORTEXD_RETRIEVAL_<NAME> env vars."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lexical_weight: float = Field(1.0, ge=0.0)
+    dense_weight: float = Field(1.0, ge=0.0)
+    graph_weight: float = Field(0.6, ge=0.0)
+    temporal_weight: float = Field(0.3, ge=0.0)
+    rrf_k: float = Field(60.0, gt=0.0)
+    candidates: int = Field(50, ge=1, le=1000)
+    min_dense_similarity: float = Field(0.3, ge=-1.0, le=1.0)
+    graph_hop_decay: float = Field(0.5, gt=0.0, le=1.0)
+    half_life_days: float = Field(30.0, gt=0.0)
+    decay_model: str = Field("exponential", pattern="^(exponential|power)$")
+    use_boost: float = Field(0.2, ge=0.0)
+
+    def weights(self) -> dict[str, float]:
+        return {"lexical": self.lexical_weight, "dense": self.dense_weight, "graph": self.graph_weight,
+                "temporal": self.temporal_weight}
+
+
 class DaemonSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -61,6 +83,7 @@ class DaemonSettings(BaseModel):
     token: str | None = None
     limits: Limits = Limits()
     activation: ActivationSettings = ActivationSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
     worker_threads: int = Field(4, gt=0)
 
     @property
@@ -78,6 +101,15 @@ def config_path() -> Path:
 
 def load_activation_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> ActivationSettings:
     """The file's `[activation]` table, overridden by CORTEXD_<FIELD> variables; a bad key or value names itself."""
+    return _load_table("activation", ActivationSettings, "CORTEXD_", path, environ)
+
+
+def load_retrieval_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> RetrievalSettings:
+    """The file's `[retrieval]` table, overridden by CORTEXD_RETRIEVAL_<FIELD> variables."""
+    return _load_table("retrieval", RetrievalSettings, "CORTEXD_RETRIEVAL_", path, environ)
+
+
+def _load_table(table: str, model, prefix: str, path: Path | None, environ: dict[str, str] | None):
     import tomllib
 
     from pydantic import ValidationError
@@ -87,15 +119,15 @@ def load_activation_settings(path: Path | None = None, environ: dict[str, str] |
     values: dict[str, object] = {}
     if path.is_file():
         try:
-            values.update(tomllib.loads(path.read_text(encoding="utf-8")).get("activation", {}))
+            values.update(tomllib.loads(path.read_text(encoding="utf-8")).get(table, {}))
         except tomllib.TOMLDecodeError as error:
             raise ValueError(f"{path}: not valid TOML: {error}") from None
-    for name in ActivationSettings.model_fields:
-        raw = environ.get(f"CORTEXD_{name.upper()}")
+    for name in model.model_fields:
+        raw = environ.get(f"{prefix}{name.upper()}")
         if raw is not None:
             values[name] = raw
     try:
-        return ActivationSettings(**values)
+        return model(**values)
     except ValidationError as error:
-        problems = "; ".join(f"activation.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        problems = "; ".join(f"{table}.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
         raise ValueError(f"invalid configuration ({path} / CORTEXD_* variables): {problems}") from None

@@ -373,6 +373,18 @@ class GraphService:
     def entity_names(self, namespace: str, ids: Sequence[str]) -> dict[str, str]:
         return {e.id: e.name for e in self._repository.entities_by_id(visible_namespaces(namespace), list(set(ids)))}
 
+    def neighbour_keys(self, namespaces: Sequence[str], key: str) -> list[tuple[str, float]]:
+        """Keys of the entities one active fact away from the entity with this key, with the fact's confidence."""
+        entity = self._entity_by_key(namespaces[0], key)
+        if entity is None:
+            return []
+        edges = self._edges.neighbours(namespaces, entity.id, utc_now())
+        others = {(e.object_id if e.subject_id == entity.id else e.subject_id): e.confidence for e in edges}
+        if not others:
+            return []
+        rows = self._repository.entities_by_id(namespaces, list(others))
+        return [(row.key, others[row.id]) for row in rows]
+
     def find_entity(self, namespace: str, reference: str) -> EntityRow:
         reference = _text(reference, "entity", MAX_NAME_CHARS)
         visible = visible_namespaces(namespace)

@@ -11,12 +11,15 @@ from dataclasses import dataclass, field, replace
 from memory_daemon.config import Limits
 from memory_daemon.activation import ActivationPipeline, Analysis
 from memory_daemon.errors import CortexdError, InvalidArgument, NotFound, Unavailable
-from memory_daemon.search import MemorySearcher, ScoredMemory, SearchQuery
+from memory_daemon.config import RetrievalSettings
+from memory_daemon.lexical import IndexedMemory, LexicalIndex
+from memory_daemon.retrieval import HybridRetriever, ScoredMemory, SearchQuery
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
 from memory_daemon.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
 from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict
+from preprocessing.terms import salient_keys
 
 DEFAULT_STRENGTH = 1.0
 MAX_STRENGTH = 2.0
@@ -45,6 +48,12 @@ def new_memory_id() -> str:
 def visible_namespaces(namespace: str) -> tuple[str, ...]:
     """A caller sees its own namespace and the shared global one."""
     return (namespace,) if namespace == GLOBAL_NAMESPACE else (namespace, GLOBAL_NAMESPACE)
+
+
+def indexed(row: MemoryRow) -> IndexedMemory:
+    """What the lexical index keeps of a memory: its text and tags, and its entities (given or spotted cheaply)."""
+    return IndexedMemory(row.id, " ".join((row.content, *row.tags)),
+                         tuple(dict.fromkeys((*row.entities, *salient_keys(row.content)))))
 
 
 @dataclass(frozen=True)
@@ -97,20 +106,31 @@ class ImportOutcome:
 
 
 class MemoryService:
-    def __init__(self, repository: MemoryRepository, searcher: MemorySearcher, limits: Limits,
-                 activation: ActivationPipeline | None = None, graph=None) -> None:
+    def __init__(self, repository: MemoryRepository, limits: Limits, activation: ActivationPipeline | None = None,
+                 graph=None, retrieval: RetrievalSettings = RetrievalSettings()) -> None:
         self._repository = repository
         self._graph = graph  # GraphService: facts stated in saved memories are recorded there
-        self._searcher = searcher
         self._limits = limits
         self._activation = activation
         self._vectors = VectorIndex(repository.embeddings)
+        self._lexical = LexicalIndex(lambda namespace: (indexed(r) for r in repository.all_in(namespace)))
+        self._retriever = HybridRetriever(
+            repository, self._lexical, self._vectors, self._embed_query, retrieval,
+            graph.neighbour_keys if graph is not None else None,
+        )
+
+    def _embed_query(self, text: str):
+        if self._activation is None:
+            return None
+        vectors = self._activation.embed([text])
+        return None if vectors is None else vectors[0]
 
     def save(self, namespace: str, new: NewMemory) -> SaveOutcome:
         """Validate, fill in what the caller left out, then store, or reinforce the memory it duplicates."""
         row = self._validated_row(namespace, new)
         if self._activation is None:
             self._repository.insert(row)
+            self._lexical.add(namespace, [indexed(row)])
             return SaveOutcome(row)
         analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace), remember_turn=False)
         auto_filled = []
@@ -130,6 +150,7 @@ class MemoryService:
             if existing is not None:
                 return SaveOutcome(existing, (), verdict, analysis.dedup_content, True, analysis.degraded)
         self._repository.insert(row, analysis.embedding)
+        self._lexical.add(namespace, [indexed(row)])
         if analysis.embedding is not None:
             self._vectors.add(namespace, [(row.id, row.content, analysis.embedding)])
         facts, ended, problems = self._record_facts(namespace, row.id, analysis, new.extract_facts)
@@ -178,7 +199,8 @@ class MemoryService:
 
         return lookup
 
-    def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str) -> list[ScoredMemory]:
+    def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str,
+               signals: Iterable[str] = (), session_id: str = "") -> list[ScoredMemory]:
         if not text.strip():
             raise InvalidArgument("query must not be empty")
         limit = limit or DEFAULT_SEARCH_LIMIT
@@ -191,8 +213,10 @@ class MemoryService:
             tags=self._clean_tags(tags),
             since=parse_iso(since, "since"),
             until=parse_iso(until, "until"),
+            signals=tuple(dict.fromkeys(s.strip().lower() for s in signals)),
+            session_id=session_id.strip(),
         )
-        return self._searcher.search(query)
+        return self._retriever.search(query)
 
     def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
         wanted = list(dict.fromkeys(i.strip() for i in ids))
@@ -262,6 +286,8 @@ class MemoryService:
             seen.add(key)
         embeddings = self._embeddings([row.content for row in rows])
         self._repository.insert_many(rows, embeddings)
+        for row in rows:
+            self._lexical.add(row.namespace, [indexed(row)])
         if embeddings is not None:
             for row, vector in zip(rows, embeddings, strict=True):
                 self._vectors.add(row.namespace, [(row.id, row.content, vector)])

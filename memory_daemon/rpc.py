@@ -123,10 +123,12 @@ class MemoryRpc:
 
     def SearchMemory(self, request: pb.SearchMemoryRequest, caller: Caller) -> pb.SearchMemoryReply:
         hits = self._memories.search(
-            caller.namespace, request.query, request.limit, request.tags, request.since, request.until
+            caller.namespace, request.query, request.limit, request.tags, request.since, request.until,
+            request.signals, request.session_id,
         )
         return pb.SearchMemoryReply(
-            hits=[pb.SearchHit(memory=memory_message(h.memory), score=round(h.score, 4)) for h in hits]
+            hits=[pb.SearchHit(memory=memory_message(h.memory), score=round(h.score, 6), signal_scores=h.signal_scores)
+                  for h in hits]
         )
 
     def OpenMemories(self, request: pb.OpenMemoriesRequest, caller: Caller) -> pb.OpenMemoriesReply:

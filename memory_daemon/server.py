@@ -29,7 +29,6 @@ from memory_daemon.graph import GraphService
 from memory_daemon.graph_rpc import GraphRpc
 from memory_daemon.memories import MemoryService
 from memory_daemon.rpc import MemoryRpc, RpcTable
-from memory_daemon.search import KeywordSearcher
 from memory_daemon.services import BlockingRunner, GraphServicer, McpBridgeServicer, MemoryServicer
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
 
@@ -96,7 +95,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
 
     threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
     graph = GraphService(GraphRepository(database))
-    memories = MemoryService(repository, KeywordSearcher(repository), settings.limits, activation, graph)
+    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval)
     rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph), GraphRpc(graph))
     runner = BlockingRunner(settings.worker_threads)
 

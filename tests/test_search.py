@@ -1,39 +1,97 @@
-"""Keyword search on a real store: terms, ranking and filters."""
+"""Hybrid search on a real store: the code-aware tokenizer, BM25 ranking, fusion, decay, and filters."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
-from memory_daemon.config import Limits
+from memory_daemon.config import Limits, RetrievalSettings
 from memory_daemon.errors import InvalidArgument
 from memory_daemon.memories import ImportItem, MemoryService, NewMemory
-from memory_daemon.search import KeywordSearcher, terms_of
-from memory_daemon.store import Database, MemoryRepository
+from memory_daemon.retrieval import decay, fuse, temporal_score
+from memory_daemon.store import Database, MemoryRepository, MemoryRow
+from preprocessing.terms import identifiers, terms
 
 
 @pytest.fixture
 def memories(tmp_path):
     database = Database(tmp_path / "test.duckdb")
     repository = MemoryRepository(database)
-    yield MemoryService(repository, KeywordSearcher(repository), Limits())
+    yield MemoryService(repository, Limits())
     database.close()
 
 
 def test_terms_keep_versions_identifiers_and_paths():
-    assert terms_of("What did I say about PostgreSQL 16?") == ["postgresql", "16"]
-    assert terms_of("auth_service uses JWT_HS256") == ["auth_service", "auth", "service", "uses", "jwt_hs256", "jwt", "hs256"]
-    assert terms_of("python 3.12 in src/app.py") == ["python", "3.12", "3", "12", "src/app.py", "src", "app", "py"]
+    assert terms("What did I say about PostgreSQL 16?") == ["postgresql", "postgre", "sql", "16"]
+    assert terms("auth_service uses JWT_HS256") == ["auth_service", "auth", "service", "use", "jwt_hs256", "jwt", "hs", "256"]
+    assert terms("python 3.12 in src/app.py") == ["python", "3.12", "3", "12", "src/app.py", "src", "app", "py"]
+    assert terms("deploys moved to Thursdays") == ["deploy", "move", "thursday"]
+    assert identifiers("bump AuthService to v2 and 3.12, not 16") == {"authservice", "v2", "3.12"}
 
 
-def test_ranking_prefers_more_matched_terms(memories):
+def test_bm25_prefers_rarer_and_more_matched_terms(memories):
     memories.save("ns", NewMemory("We use PostgreSQL 16 in production"))
     memories.save("ns", NewMemory("PostgreSQL is great"))
     memories.save("ns", NewMemory("Lunch is at noon"))
-    hits = memories.search("ns", "postgresql 16 production", 10, (), "", "")
+    hits = memories.search("ns", "postgresql 16 production", 10, (), "", "", ["lexical"])
     assert [h.memory.content for h in hits] == ["We use PostgreSQL 16 in production", "PostgreSQL is great"]
-    assert hits[0].score == 1.0 and hits[1].score == pytest.approx(1 / 3)
+    assert hits[0].signal_scores["lexical"] > hits[1].signal_scores["lexical"] > 0
+
+
+def test_exact_identifier_beats_its_parts(memories):
+    memories.save("ns", NewMemory("the auth service team meets on Mondays about service auth"))
+    memories.save("ns", NewMemory("auth_service signs tokens"))
+    hits = memories.search("ns", "auth_service", 10, (), "", "", ["lexical"])
+    assert hits[0].memory.content == "auth_service signs tokens"
+
+
+def test_graph_signal_follows_shared_entities_two_hops(memories):
+    memories.save("ns", NewMemory("The Billing API calls LedgerCore for every invoice"))
+    memories.save("ns", NewMemory("LedgerCore is maintained by Ana Ruiz"))
+    memories.save("ns", NewMemory("Lunch options near the office"))
+    hits = memories.search("ns", "who maintains the thing the Billing API calls?", 10, (), "", "", ["graph"])
+    assert [h.memory.content for h in hits][:2] == [
+        "The Billing API calls LedgerCore for every invoice", "LedgerCore is maintained by Ana Ruiz"]
+
+
+def test_unknown_signal_is_refused(memories):
+    with pytest.raises(InvalidArgument, match="signals: unknown vector"):
+        memories.search("ns", "x", 10, (), "", "", ["vector"])
+
+
+def test_decay_math_against_known_values():
+    assert decay(0, 30, "exponential") == 1.0
+    assert decay(30, 30, "exponential") == pytest.approx(0.5)
+    assert decay(90, 30, "exponential") == pytest.approx(0.125)
+    assert decay(30, 30, "power") == pytest.approx(0.5)
+    assert decay(90, 30, "power") == pytest.approx(0.25)  # the long tail: power law forgets slower
+    now = datetime(2026, 6, 1)
+    row = MemoryRow("m", "ns", "x", (), (), 1.0, now, now - timedelta(days=30), 0)
+    settings = RetrievalSettings(half_life_days=30, use_boost=0.0)
+    assert temporal_score(row, now, settings) == pytest.approx(0.5)
+    used = MemoryRow("m", "ns", "x", (), (), 1.0, now, now - timedelta(days=30), 3)
+    assert temporal_score(used, now, RetrievalSettings(half_life_days=30, use_boost=0.2)) == pytest.approx(
+        0.5 * (1 + 0.2 * 1.3862943611198906))
+
+
+def test_rrf_fusion_adds_weighted_reciprocal_ranks():
+    fused = fuse({"lexical": {"a": 2.0, "b": 1.0}, "dense": {"b": 0.9, "c": 0.5}}, {"lexical": 1.0, "dense": 0.5}, 60)
+    assert fused["b"] == pytest.approx(1 / 62 + 0.5 / 61)
+    assert max(fused, key=fused.get) == "b"
+    tied = fuse({"lexical": {"a": 1.0, "b": 1.0, "c": 0.5}}, {"lexical": 1.0}, 60)
+    assert tied["a"] == tied["b"] == pytest.approx(1 / 61) and tied["c"] == pytest.approx(1 / 63)
+
+
+def test_reinforcement_changes_the_ranking(memories):
+    first = memories.save("ns", NewMemory("staging database host is db-stg-1", strength=1.0)).memory
+    second = memories.save("ns", NewMemory("staging database host is db-stg-2", strength=1.0)).memory
+    before = [h.memory.id for h in memories.search("ns", "staging database", 10, (), "", "", ["temporal", "lexical"])]
+    for _ in range(5):
+        memories.touch("ns", before[-1], boost_strength=True)
+    after = [h.memory.id for h in memories.search("ns", "staging database", 10, (), "", "", ["temporal", "lexical"])]
+    assert set(before) == set(after) == {first.id, second.id}
+    assert after[0] == before[-1]
 
 
 def test_filters_by_tag_and_time(memories):

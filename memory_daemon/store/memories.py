@@ -96,9 +96,19 @@ class MemoryRepository:
         return [r[0] for r in rows], [r[1] for r in rows], matrix
 
     def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
+        if not ids:
+            return []
+        # An IN list is answered from the primary-key index; list_contains would scan the table.
         rows = self._db.cursor().execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, id) AND list_contains(?, namespace)",
-            [list(ids), list(namespaces)],
+            f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(ids))}) AND list_contains(?, namespace)",
+            [*ids, list(namespaces)],
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def all_in(self, namespace: str) -> list[MemoryRow]:
+        """Every memory of a namespace, oldest first: what the in-memory indexes are built from."""
+        rows = self._db.cursor().execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? ORDER BY created_at", [namespace]
         ).fetchall()
         return [_row(r) for r in rows]
 

@@ -1,0 +1,142 @@
+"""Each namespace's BM25 index over memory text and entity keys, held in RAM and kept in step with every write."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from preprocessing.terms import identifiers, query_terms, terms
+
+K1 = 1.2
+B = 0.75
+IDENTIFIER_BOOST = 1.5  # a memory containing the query's exact identifier ("auth_service", "3.12") scores this much more
+
+
+@dataclass(frozen=True)
+class IndexedMemory:
+    id: str
+    text: str
+    entity_keys: tuple[str, ...]
+
+
+class _NamespaceIndex:
+    def __init__(self) -> None:
+        self.postings: dict[str, dict[int, int]] = {}
+        self.identifiers: dict[str, set[int]] = {}
+        self.by_entity: dict[str, set[int]] = {}
+        self.ids: list[str] = []
+        self.positions: dict[str, int] = {}
+        self.entity_keys: list[tuple[str, ...]] = []
+        self.lengths: list[int] = []
+        self.total_length = 0
+
+    def add(self, memory: IndexedMemory) -> None:
+        doc = len(self.ids)
+        self.ids.append(memory.id)
+        self.positions[memory.id] = doc
+        self.entity_keys.append(memory.entity_keys)
+        counts = Counter(terms(memory.text))
+        for term, count in counts.items():
+            self.postings.setdefault(term, {})[doc] = count
+        for token in identifiers(memory.text):
+            self.identifiers.setdefault(token, set()).add(doc)
+        for key in memory.entity_keys:
+            self.by_entity.setdefault(key, set()).add(doc)
+        length = sum(counts.values())
+        self.lengths.append(length)
+        self.total_length += length
+
+    def bm25(self, query: str, limit: int) -> list[tuple[str, float]]:
+        n = len(self.ids)
+        if n == 0:
+            return []
+        average = self.total_length / n
+        scores: dict[int, float] = {}
+        for term in query_terms(query):
+            postings = self.postings.get(term)
+            if not postings:
+                continue
+            idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
+            for doc, tf in postings.items():
+                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / average))
+                scores[doc] = scores.get(doc, 0.0) + idf * norm
+        for token in identifiers(query):
+            for doc in self.identifiers.get(token, ()):
+                if doc in scores:
+                    scores[doc] *= IDENTIFIER_BOOST
+        best = sorted(scores.items(), key=lambda item: -item[1])[:limit]
+        return [(self.ids[doc], score) for doc, score in best]
+
+
+class LexicalIndex:
+    """Loaded per namespace on first use; DuckDB stays the source of truth (its own fts tokenizer drops every
+    non-letter, so "3.12" and snake_case parts would never match)."""
+
+    def __init__(self, load_namespace: Callable[[str], Iterable[IndexedMemory]]) -> None:
+        self._load = load_namespace
+        self._namespaces: dict[str, _NamespaceIndex] = {}
+        self._lock = threading.Lock()
+
+    def search(self, namespaces: Sequence[str], query: str, limit: int) -> list[tuple[str, float]]:
+        """(memory id, BM25 score) of the best matches across the namespaces, best first."""
+        found: list[tuple[str, float]] = []
+        for namespace in namespaces:
+            index = self._index(namespace)
+            with self._lock:
+                found += index.bm25(query, limit)
+        return sorted(found, key=lambda item: -item[1])[:limit]
+
+    def memories_with_entities(self, namespaces: Sequence[str], keys: Iterable[str]) -> dict[str, set[str]]:
+        """Entity key -> ids of the memories that mention it."""
+        keys = list(keys)
+        found: dict[str, set[str]] = {}
+        for namespace in namespaces:
+            index = self._index(namespace)
+            with self._lock:
+                for key in keys:
+                    docs = index.by_entity.get(key)
+                    if docs:
+                        found.setdefault(key, set()).update(index.ids[d] for d in docs)
+        return found
+
+    def entities_of(self, namespaces: Sequence[str], memory_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Memory id -> the entity keys it mentions."""
+        memory_ids = list(memory_ids)
+        found: dict[str, tuple[str, ...]] = {}
+        for namespace in namespaces:
+            index = self._index(namespace)
+            with self._lock:
+                for memory_id in memory_ids:
+                    position = index.positions.get(memory_id)
+                    if position is not None:
+                        found[memory_id] = index.entity_keys[position]
+        return found
+
+    def known_entity_keys(self, namespaces: Sequence[str]) -> set[str]:
+        keys: set[str] = set()
+        for namespace in namespaces:
+            index = self._index(namespace)
+            with self._lock:
+                keys.update(index.by_entity)
+        return keys
+
+    def add(self, namespace: str, memories: Iterable[IndexedMemory]) -> None:
+        with self._lock:
+            index = self._namespaces.get(namespace)
+            if index is None:
+                return  # not loaded yet: the first search will read these rows from the store
+            for memory in memories:
+                index.add(memory)
+
+    def _index(self, namespace: str) -> _NamespaceIndex:
+        with self._lock:
+            index = self._namespaces.get(namespace)
+            if index is None:
+                index = _NamespaceIndex()
+                for memory in self._load(namespace):
+                    index.add(memory)
+                self._namespaces[namespace] = index
+            return index

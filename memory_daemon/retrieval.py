@@ -1,0 +1,178 @@
+"""Hybrid retrieval: BM25, dense cosine, graph spreading activation and temporal decay, fused by weighted RRF."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from memory_daemon.config import RetrievalSettings
+from memory_daemon.errors import InvalidArgument
+from memory_daemon.lexical import LexicalIndex
+from memory_daemon.store import MemoryRepository, MemoryRow
+from memory_daemon.timefmt import utc_now
+from memory_daemon.vectors import VectorIndex
+from preprocessing.terms import salient_keys
+
+SIGNALS = ("lexical", "dense", "graph", "temporal")
+RETRIEVERS = ("lexical", "dense", "graph")  # temporal only re-ranks what these found
+FEEDBACK_HITS = 3  # top fused lexical/dense hits whose entities seed the graph walk
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    namespaces: tuple[str, ...]
+    text: str
+    limit: int
+    tags: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    signals: tuple[str, ...] = ()
+    session_id: str = ""
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    memory: MemoryRow
+    score: float
+    signal_scores: dict[str, float] = field(default_factory=dict)
+
+
+def decay(age_days: float, half_life_days: float, model: str) -> float:
+    """How much of a memory's strength is left after age_days: exponential, or power law with the same half-life."""
+    age_days = max(age_days, 0.0)
+    if model == "power":
+        # (1 + t/s)^-a halves at t = half_life with a = 1 and s = half_life; it keeps a long tail.
+        return 1.0 / (1.0 + age_days / half_life_days)
+    return math.pow(0.5, age_days / half_life_days)
+
+
+def temporal_score(memory: MemoryRow, now: datetime, settings: RetrievalSettings) -> float:
+    """Strength, decayed since last use, lifted by how often the memory was used (spaced repetition)."""
+    age_days = (now - memory.last_used_at).total_seconds() / 86400
+    return memory.strength * decay(age_days, settings.half_life_days, settings.decay_model) * (
+        1.0 + settings.use_boost * math.log1p(memory.use_count))
+
+
+def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: float) -> dict[str, float]:
+    """Weighted reciprocal-rank fusion: sum over signals of weight / (k + rank).
+
+    Equal scores share a rank, so a signal that cannot tell two memories apart leaves the choice to the others.
+    """
+    fused: dict[str, float] = {}
+    for signal, by_memory in scores.items():
+        weight = weights.get(signal, 0.0)
+        rank, previous = 0, None
+        for position, (memory_id, score) in enumerate(sorted(by_memory.items(), key=lambda x: -x[1]), 1):
+            if score != previous:
+                rank, previous = position, score
+            fused[memory_id] = fused.get(memory_id, 0.0) + weight / (k + rank)
+    return fused
+
+
+class HybridRetriever:
+    """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
+
+    def __init__(self, repository: MemoryRepository, lexical: LexicalIndex, vectors: VectorIndex,
+                 embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
+                 graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None) -> None:
+        self._repository = repository
+        self._lexical = lexical
+        self._vectors = vectors
+        self._embed = embed
+        self._settings = settings
+        self._graph_neighbours = graph_neighbours  # entity key -> [(neighbour key, weight)] over active facts
+
+    def search(self, query: SearchQuery) -> list[ScoredMemory]:
+        signals = query.signals or SIGNALS
+        unknown = sorted(set(signals) - set(SIGNALS))
+        if unknown:
+            raise InvalidArgument(f"signals: unknown {', '.join(unknown)}; use any of {', '.join(SIGNALS)}")
+        depth = max(self._settings.candidates, query.limit * 3)
+        found: dict[str, dict[str, float]] = {}
+        if "lexical" in signals:
+            found["lexical"] = dict(self._lexical.search(query.namespaces, query.text, depth))
+        if "dense" in signals:
+            found["dense"] = self._dense(query, depth)
+        if "graph" in signals:
+            found["graph"] = self._graph(query, found, depth)
+        candidates = {m for scores in found.values() for m in scores}
+        if not candidates and signals != ("temporal",):
+            return []
+        rows = {r.id: r for r in self._rows(query, candidates, signals)}
+        if "temporal" in signals:
+            now = utc_now()
+            found["temporal"] = {m: temporal_score(r, now, self._settings) for m, r in rows.items()}
+        eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
+        fused = fuse(eligible, self._settings.weights(), self._settings.rrf_k)
+        ranked = sorted(fused, key=lambda m: (-fused[m], -rows[m].created_at.timestamp()))[: query.limit]
+        return [ScoredMemory(rows[m], fused[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
+                for m in ranked]
+
+    def _dense(self, query: SearchQuery, depth: int) -> dict[str, float]:
+        vector = self._embed(query.text)
+        if vector is None:
+            return {}
+        found: dict[str, float] = {}
+        for namespace in query.namespaces:
+            for memory_id, _text, similarity in self._vectors.nearest(namespace, vector, depth):
+                if similarity >= self._settings.min_dense_similarity:
+                    found[memory_id] = similarity
+        return found
+
+    def _graph(self, query: SearchQuery, found: dict[str, dict[str, float]], depth: int) -> dict[str, float]:
+        """Spreading activation: from the query's entities and those of the best text matches, two hops out.
+
+        Hop 1 is the memories mentioning an activated entity; hop 2 goes through the entities those memories
+        share and through active facts between entities, each hop decaying the activation.
+        """
+        namespaces = query.namespaces
+        hop_decay = self._settings.graph_hop_decay
+        known = self._lexical.known_entity_keys(namespaces)
+        activation = {key: 1.0 for key in salient_keys(query.text) if key in known}
+        feedback = sorted(((m, s) for scores in found.values() for m, s in scores.items()), key=lambda x: -x[1])
+        seen_feedback = []
+        for memory_id, _ in feedback:
+            if memory_id not in seen_feedback:
+                seen_feedback.append(memory_id)
+            if len(seen_feedback) == FEEDBACK_HITS:
+                break
+        for rank, keys in enumerate(self._lexical.entities_of(namespaces, seen_feedback).values()):
+            for key in keys:
+                activation[key] = max(activation.get(key, 0.0), hop_decay * (0.8 ** rank))
+        if self._graph_neighbours is not None:
+            for key, weight in list(activation.items()):
+                for neighbour, strength in self._graph_neighbours(namespaces, key):
+                    activation[neighbour] = max(activation.get(neighbour, 0.0), weight * hop_decay * strength)
+        scores = self._spread(namespaces, activation)
+        # Hop 2: the other entities of the memories reached first, activated in proportion to those memories.
+        top = sorted(scores.items(), key=lambda x: -x[1])[: 2 * FEEDBACK_HITS]
+        best = top[0][1] if top else 0.0
+        second: dict[str, float] = {}
+        for memory_id, keys in self._lexical.entities_of(namespaces, [m for m, _ in top]).items():
+            for key in keys:
+                if key not in activation:
+                    second[key] = max(second.get(key, 0.0), hop_decay * scores[memory_id] / best)
+        for memory_id, score in self._spread(namespaces, second).items():
+            scores[memory_id] = scores.get(memory_id, 0.0) + score
+        return dict(sorted(scores.items(), key=lambda x: -x[1])[:depth])
+
+    def _spread(self, namespaces: Sequence[str], activation: dict[str, float]) -> dict[str, float]:
+        """Memories mentioning activated entities, each scored by the activation it receives."""
+        scores: dict[str, float] = {}
+        for key, memories in self._lexical.memories_with_entities(namespaces, activation).items():
+            share = activation[key] / math.sqrt(len(memories))  # a key many memories share says little
+            for memory_id in memories:
+                scores[memory_id] = scores.get(memory_id, 0.0) + share
+        return scores
+
+    def _rows(self, query: SearchQuery, ids: set[str], signals: Sequence[str]) -> list[MemoryRow]:
+        rows = self._repository.get_many(list(ids), query.namespaces) if ids else []
+        return [r for r in rows
+                if set(query.tags) <= set(r.tags)
+                and (query.since is None or r.created_at >= query.since)
+                and (query.until is None or r.created_at < query.until)
+                and (not query.session_id or r.session_id == query.session_id)]

@@ -1,0 +1,120 @@
+"""Code-aware search terms: words, numbers, versions and identifiers with their parts, lightly stemmed, no stopwords."""
+
+from __future__ import annotations
+
+import re
+
+# One list for every component that drops function words (search, dedup, tags).
+STOPWORDS = frozenset(
+    "a an and are as at be but by did do does for from had has have i in is it its me my of on or our "
+    "so that the their them they this to was were what when where which who whom why will with you your "
+    "about any can could should would how tell said say remember am been being into than then there these "
+    "those us we he she him her his hers ours yours just also very".split()
+)
+# A token: letters/digits, optionally joined by . _ - / (identifiers, versions, paths) and kept whole.
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._\-/][A-Za-z0-9]+)*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_JOINERS = re.compile(r"[._\-/]")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*")
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper: "deploys", "deployed", "deploying" -> "deploy"; "moved" -> "move".
+
+    Queries and documents go through the same function, so consistency matters more than linguistics.
+    """
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            return _restore(word[: -len(suffix)])
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _restore(base: str) -> str:
+    """Undo what -ed/-ing did to the base: "runn" -> "run", "mov" -> "move", "us" -> "use"."""
+    if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+        return base[:-1]
+    if base[-1] in "vucz" or (len(base) == 2 and base[-1] == "s"):
+        return base + "e"
+    return base
+
+
+def is_identifier(token: str) -> bool:
+    """snake_case, CamelCase, dotted, pathed or versioned tokens: worth an exact-match boost."""
+    lower = token.lower()
+    if _VERSION.fullmatch(lower):
+        return "." in lower or lower.startswith("v")
+    return bool(_JOINERS.search(token)) or (any(c.isupper() for c in token[1:]) and any(c.islower() for c in token))
+
+
+def terms(text: str) -> list[str]:
+    """Every term occurrence, in order (repeats kept, for term frequencies).
+
+    An identifier yields itself (lower-cased) and its parts: "AuthService" -> authservice, auth, service;
+    "src/api.py" -> src/api.py, src, api, py; "3.12" -> 3.12, 3, 12.
+    """
+    found: list[str] = []
+    for token in _TOKEN.findall(text):
+        lower = token.lower()
+        parts = [p for piece in _JOINERS.split(token) for p in _CAMEL.findall(piece)]
+        if len(parts) > 1 or lower != token.lower() or _JOINERS.search(token):
+            found.append(lower)
+            found.extend(stem(p.lower()) for p in parts if p.lower() not in STOPWORDS)
+        elif lower not in STOPWORDS:
+            found.append(stem(lower))
+    return found
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, in order."""
+    return list(dict.fromkeys(terms(text)))
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifier tokens of a text, lower-cased: what an exact-identifier boost matches."""
+    return {token.lower() for token in _TOKEN.findall(text) if is_identifier(token)}
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'._\-/]*[A-Za-z0-9]|[A-Za-z]")
+
+
+def salient_keys(text: str) -> set[str]:
+    """Cheap entity keys without a parse: identifiers, names (capitalised words and runs of them, not the first
+    word of a sentence unless it looks like a name) and known technology names, in their canonical form."""
+    from preprocessing.entities import TechnologyGazetteer  # the gazetteer is a dict lookup, no spaCy
+
+    gazetteer = TechnologyGazetteer.load()
+    keys = set(identifiers(text))
+    words = [(m.group(), m.start()) for m in _WORD.finditer(text)]
+    run: list[str] = []
+
+    def close_run() -> None:
+        if run:
+            keys.add(" ".join(run).lower())
+            run.clear()
+
+    for i, (word, start) in enumerate(words):
+        lower = word.lower().strip("'")
+        form = gazetteer.plain.get(lower)
+        if form is not None:
+            keys.add(form.canonical.lower())
+        sentence_start = i == 0 or text[:start].rstrip()[-1:] in ".!?:\n"
+        if word[0].isupper() and lower not in STOPWORDS and not (sentence_start and word.istitle() and len(words) > 1
+                                                                  and _common_word(lower)):
+            run.append(word.strip("'"))
+        else:
+            close_run()
+    close_run()
+    return {k for k in keys if len(k) > 1 and k not in STOPWORDS}
+
+
+def _common_word(lower: str) -> bool:
+    """A capitalised sentence opener that is an ordinary word ("Moved", "Deploys"), not a name."""
+    return lower in STOPWORDS or lower.endswith(("ed", "ing", "ly")) or stem(lower) != lower
