@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +15,7 @@ from memory_daemon.config import ActivationSettings
 from memory_daemon.errors import Unavailable
 from preprocessing.context import ConversationContext
 from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, DedupVerdict
+from preprocessing.context import leans_on_context
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
 from preprocessing.triples import FactTriple
 from preprocessing.importance import ImportanceScorer
@@ -30,12 +30,6 @@ SAVE_INTENTS = {"SAVE_PREFERENCE": "preference", "SAVE_DECISION": "decision", "S
 MODEL_LOAD_TIMEOUT_SECONDS = 120.0
 RECENT_ANALYSES = 512  # spaCy results kept for reuse when a later turn leans on an earlier one
 
-# A short reply that leans on the previous turn ("yes, let's go with that", "the first one").
-_LEANS_ON_CONTEXT = re.compile(
-    r"^\W*(yes|yeah|yep|ok(ay)?|sure|agreed|sounds good|do it|go with|let'?s (go|do|use|pick)|the (first|second|latter|former)|"
-    r"that one|this one)\b|\b(that|it|this|those|them|the latter|the former)\b",
-    re.IGNORECASE,
-)
 
 # Intents whose messages may carry (subject, predicate, object) facts for the graph.
 FACT_INTENTS = frozenset({"SAVE_FACT", "UPDATE_INFO"})
@@ -204,7 +198,7 @@ class ActivationPipeline:
         signals = clock.run("phrases", lambda: self.phrases.detect(message)) if settings.phrases else \
             PhraseSignals(False, False, False, ())
         prior = self.context.recent(session_id) if settings.context and session_id else ()
-        context_used = prior[-1:] if prior and _LEANS_ON_CONTEXT.search(message) and len(message.split()) <= 12 else ()
+        context_used = prior[-1:] if prior and leans_on_context(message) else ()
         # The classifier reads one message; a short reply that leans on the previous turn ("yes, let's go with
         # that") is only intelligible with that turn, which the rules take into account.
         intent = model_intent if model_intent is not None and not context_used else \

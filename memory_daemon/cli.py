@@ -50,6 +50,9 @@ def build_parser(graph_verbs: bool = True) -> argparse.ArgumentParser:
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--tag", action="append", default=[], help="only memories with this tag (repeatable)")
+    search.add_argument("--signal", action="append", default=[], choices=["lexical", "dense", "graph", "temporal"],
+                        help="fuse only these signals (repeatable; default all)")
+    search.add_argument("--history", action="store_true", help="include superseded memories, ranked below current ones")
     _add_client_options(search)
 
     get = verbs.add_parser("get", help="show memories by id")
@@ -208,8 +211,10 @@ def _print(args: argparse.Namespace, payload: dict, text: str) -> None:
 
 def _memory_line(memory: dict, score: float | None = None) -> str:
     tags = f"  [{', '.join(memory['tags'])}]" if memory.get("tags") else ""
-    prefix = f"{score:.2f}  " if score is not None else ""
-    return f"{prefix}{memory['id']}  {memory['content']}{tags}"
+    prefix = f"{score:.4f}  " if score is not None else ""
+    external = f" ({memory['external_id']})" if memory.get("external_id") else ""
+    stale = f"  (superseded by {memory['superseded_by']})" if memory.get("superseded_by") else ""
+    return f"{prefix}{memory['id']}{external}  {memory['content']}{tags}{stale}"
 
 
 def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
@@ -223,7 +228,8 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         memory = as_dict(client.save_memory(**fields))["memory"]
         _print(args, memory, f"saved {memory['id']}")
     elif args.verb == "search":
-        hits = as_dict(client.search_memory(query=args.query, limit=args.limit, tags=args.tag))["hits"]
+        hits = as_dict(client.search_memory(query=args.query, limit=args.limit, tags=args.tag, signals=args.signal,
+                                            include_history=args.history))["hits"]
         _print(args, {"hits": hits},
                "\n".join(_memory_line(h["memory"], h["score"]) for h in hits) or "no matches")
     elif args.verb == "get":

@@ -19,6 +19,7 @@ from memory_daemon.timefmt import parse_iso, utc_now
 from memory_daemon.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
 from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict
+from preprocessing.context import leans_on_context
 from preprocessing.terms import salient_keys
 
 DEFAULT_STRENGTH = 1.0
@@ -26,6 +27,7 @@ MAX_STRENGTH = 2.0
 TOUCH_BOOST = 0.1
 DEFAULT_SEARCH_LIMIT = 10
 IMPORT_BATCH = 500
+SESSION_LOOKBACK = 5  # recent memories of a session an implicit update may refer to
 EMBED_BATCH = 32
 
 
@@ -52,7 +54,7 @@ def visible_namespaces(namespace: str) -> tuple[str, ...]:
 
 def indexed(row: MemoryRow) -> IndexedMemory:
     """What the lexical index keeps of a memory: its text and tags, and its entities (given or spotted cheaply)."""
-    return IndexedMemory(row.id, " ".join((row.content, *row.tags)),
+    return IndexedMemory(row.id, " ".join((row.content, row.context, *row.tags)),
                          tuple(dict.fromkeys((*row.entities, *salient_keys(row.content)))))
 
 
@@ -67,6 +69,7 @@ class NewMemory:
     session_id: str = ""
     meta: dict = field(default_factory=dict)
     extract_facts: bool | None = None  # None: the daemon's setting
+    supersedes: str = ""  # id of an older memory this one replaces
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class SaveOutcome:
     degraded: tuple[str, ...] = ()
     facts: tuple = ()  # FactRows recorded from the content
     superseded_facts: tuple = ()  # FactRows the content ended
+    superseded_memories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -128,10 +132,13 @@ class MemoryService:
     def save(self, namespace: str, new: NewMemory) -> SaveOutcome:
         """Validate, fill in what the caller left out, then store, or reinforce the memory it duplicates."""
         row = self._validated_row(namespace, new)
+        if new.supersedes:
+            self.open(namespace, [new.supersedes])  # NotFound before anything is stored
         if self._activation is None:
             self._repository.insert(row)
             self._lexical.add(namespace, [indexed(row)])
-            return SaveOutcome(row)
+            replaced = self._supersede(row, [new.supersedes] if new.supersedes else [])
+            return SaveOutcome(row, superseded_memories=replaced)
         analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace), remember_turn=False)
         auto_filled = []
         if not row.entities and analysis.entities:
@@ -149,13 +156,52 @@ class MemoryService:
             existing = self._repository.record_use(verdict.memory_id, (namespace,), utc_now(), TOUCH_BOOST)
             if existing is not None:
                 return SaveOutcome(existing, (), verdict, analysis.dedup_content, True, analysis.degraded)
+        implicit = self._implicit_update(row, analysis)
+        if implicit is not None:
+            # "moved it to 10:15" is only findable with what "it" was: keep that as the memory's context.
+            row = replace(row, context=row.context or f"re: {implicit.content}",
+                          entities=tuple(dict.fromkeys((*row.entities, *implicit.entities)))[: self._limits.max_entities])
         self._repository.insert(row, analysis.embedding)
         self._lexical.add(namespace, [indexed(row)])
         if analysis.embedding is not None:
             self._vectors.add(namespace, [(row.id, row.content, analysis.embedding)])
         facts, ended, problems = self._record_facts(namespace, row.id, analysis, new.extract_facts)
+        replaced = self._supersede(row, self._replaced_memories(row, new, analysis, ended, implicit))
         return SaveOutcome(row, tuple(auto_filled), verdict, analysis.dedup_content, False,
-                           analysis.degraded + problems, facts, ended)
+                           analysis.degraded + problems, facts, ended, replaced)
+
+    def _replaced_memories(self, row: MemoryRow, new: NewMemory, analysis: Analysis, ended_facts,
+                           implicit: MemoryRow | None) -> list[str]:
+        """Older memories the new one replaces: named by the caller, found by dedup as an update, the source of a
+        fact it ended, or the session memory an update that does not name its subject refers to."""
+        replaced = [new.supersedes] if new.supersedes else []
+        verdict = analysis.deduplication
+        if verdict is not None and verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id:
+            replaced.append(verdict.memory_id)
+        replaced += [f.source for f in ended_facts if f.source.startswith("mem_") and f.source != row.id]
+        if implicit is not None and not replaced:
+            replaced.append(implicit.id)
+        return list(dict.fromkeys(replaced))
+
+    def _implicit_update(self, row: MemoryRow, analysis: Analysis) -> MemoryRow | None:
+        """For an UPDATE_INFO message that leans on the conversation ("moved it to Thursdays"): the most similar
+        recent memory of its session, which it most likely changes."""
+        if analysis.intent.intent != "UPDATE_INFO" or not row.session_id or analysis.embedding is None \
+                or not leans_on_context(row.content):
+            return None
+        earlier = {m.id: m for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
+                   if m.superseded_by is None}
+        if not earlier:
+            return None
+        scored = {m: s for m, _t, s in self._vectors.nearest(row.namespace, analysis.embedding, 200) if m in earlier}
+        return earlier[max(scored, key=scored.get)] if scored else next(iter(earlier.values()))
+
+    def _supersede(self, row: MemoryRow, old_ids: list[str]) -> tuple[str, ...]:
+        now = utc_now()
+        for old_id in old_ids:
+            self._repository.mark_superseded(old_id, row.id, now)
+            self._vectors.mark_superseded(row.namespace, old_id)
+        return tuple(old_ids)
 
     def _record_facts(self, namespace: str, memory_id: str, analysis: Analysis, requested: bool | None):
         """Upsert the facts the memory states, with the memory as their source; a failure never fails the save."""
@@ -195,12 +241,13 @@ class MemoryService:
 
         def lookup(embedding) -> list[DedupCandidate]:
             return [DedupCandidate(memory_id, text, similarity)
-                    for memory_id, text, similarity in self._vectors.nearest(namespace, embedding, limit)]
+                    for memory_id, text, similarity in self._vectors.nearest(namespace, embedding, limit,
+                                                                             include_superseded=False)]
 
         return lookup
 
     def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str,
-               signals: Iterable[str] = (), session_id: str = "") -> list[ScoredMemory]:
+               signals: Iterable[str] = (), session_id: str = "", include_history: bool = False) -> list[ScoredMemory]:
         if not text.strip():
             raise InvalidArgument("query must not be empty")
         limit = limit or DEFAULT_SEARCH_LIMIT
@@ -215,6 +262,7 @@ class MemoryService:
             until=parse_iso(until, "until"),
             signals=tuple(dict.fromkeys(s.strip().lower() for s in signals)),
             session_id=session_id.strip(),
+            include_history=include_history,
         )
         return self._retriever.search(query)
 
@@ -284,14 +332,44 @@ class MemoryService:
                 row = replace(row, created_at=created, last_used_at=created)
             rows.append(replace(row, external_id=item.external_id or None))
             seen.add(key)
+        # Records are applied in the order they happened, not the order they arrived, so updates find what they update.
+        rows.sort(key=lambda r: r.created_at)
         embeddings = self._embeddings([row.content for row in rows])
+        updates = self._index_and_find_updates(rows, embeddings)
         self._repository.insert_many(rows, embeddings)
         for row in rows:
             self._lexical.add(row.namespace, [indexed(row)])
-        if embeddings is not None:
-            for row, vector in zip(rows, embeddings, strict=True):
-                self._vectors.add(row.namespace, [(row.id, row.content, vector)])
+        for old_id, new_id in updates:
+            self._repository.mark_superseded(old_id, new_id, utc_now())
         outcome.imported += len(rows)
+
+    def _index_and_find_updates(self, rows: list[MemoryRow], embeddings) -> list[tuple[str, str]]:
+        """Add the rows to the vector index one by one, oldest first, checking each against what came before.
+
+        Returns (older id, newer id) pairs where dedup says the newer record updates the older one. A record
+        older than the memory it matches (a late arrival) is itself the superseded one.
+        """
+        if embeddings is None:
+            return []
+        checker = self._activation.dedup if self._activation and self._activation.settings.dedup else None
+        limit = self._activation.settings.dedup_candidates if checker else 0
+        in_batch = {row.id: row for row in rows}
+        updates: list[tuple[str, str]] = []
+        for row, vector in zip(rows, embeddings, strict=True):
+            pair = None
+            if checker is not None:
+                nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
+                verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
+                if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id:
+                    other = in_batch.get(verdict.memory_id) or next(
+                        iter(self._repository.get_many([verdict.memory_id], (row.namespace,))), None)
+                    if other is not None:
+                        pair = (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
+                        updates.append(pair)
+            self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
+            if pair is not None:
+                self._vectors.mark_superseded(row.namespace, pair[0])
+        return updates
 
     def _embeddings(self, texts: list[str]) -> list | None:
         if self._activation is None or not texts:

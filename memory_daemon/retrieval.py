@@ -19,7 +19,8 @@ from preprocessing.terms import salient_keys
 
 SIGNALS = ("lexical", "dense", "graph", "temporal")
 RETRIEVERS = ("lexical", "dense", "graph")  # temporal only re-ranks what these found
-FEEDBACK_HITS = 3  # top fused lexical/dense hits whose entities seed the graph walk
+FEEDBACK_HITS = 3
+STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for  # top fused lexical/dense hits whose entities seed the graph walk
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class SearchQuery:
     until: datetime | None = None
     signals: tuple[str, ...] = ()
     session_id: str = ""
+    include_history: bool = False  # superseded memories too, ranked below current ones
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,9 @@ class HybridRetriever:
             found["temporal"] = {m: temporal_score(r, now, self._settings) for m, r in rows.items()}
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
         fused = fuse(eligible, self._settings.weights(), self._settings.rrf_k)
+        for memory_id, row in rows.items():
+            if row.superseded_by:  # only present with include_history: history ranks below what replaced it
+                fused[memory_id] *= STALE_FACTOR
         ranked = sorted(fused, key=lambda m: (-fused[m], -rows[m].created_at.timestamp()))[: query.limit]
         return [ScoredMemory(rows[m], fused[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]
@@ -175,4 +180,5 @@ class HybridRetriever:
                 if set(query.tags) <= set(r.tags)
                 and (query.since is None or r.created_at >= query.since)
                 and (query.until is None or r.created_at < query.until)
-                and (not query.session_id or r.session_id == query.session_id)]
+                and (not query.session_id or r.session_id == query.session_id)
+                and (query.include_history or r.superseded_by is None)]

@@ -29,7 +29,8 @@ def memory_message(row: MemoryRow) -> pb.Memory:
         id=row.id, content=row.content, tags=row.tags, entities=row.entities, strength=row.strength,
         created_at=format_iso(row.created_at), last_used_at=format_iso(row.last_used_at), use_count=row.use_count,
         source=row.source, context=row.context, session_id=row.session_id, namespace=row.namespace,
-        external_id=row.external_id or "",
+        external_id=row.external_id or "", superseded_by=row.superseded_by or "",
+        superseded_at=format_iso(row.superseded_at) if row.superseded_at else "",
     )
     message.meta.update(row.meta)
     return message
@@ -89,6 +90,7 @@ class MemoryRpc:
             context=request.context, session_id=request.session_id,
             meta=json_format.MessageToDict(request.meta) if request.HasField("meta") else {},
             extract_facts=request.extract_facts if request.HasField("extract_facts") else None,
+            supersedes=request.supersedes.strip(),
         )
         outcome = self._memories.save(caller.namespace, new)
         rows = [*outcome.facts, *outcome.superseded_facts]
@@ -98,6 +100,7 @@ class MemoryRpc:
             deduplication=dedup_message(outcome.deduplication, outcome.dedup_content), degraded=outcome.degraded,
             facts=[fact_message(r, names) for r in outcome.facts],
             superseded_facts=[fact_message(r, names) for r in outcome.superseded_facts],
+            superseded_memories=outcome.superseded_memories,
         )
 
     def AnalyzeMessage(self, request: pb.AnalyzeMessageRequest, caller: Caller) -> pb.AnalyzeMessageReply:
@@ -124,7 +127,7 @@ class MemoryRpc:
     def SearchMemory(self, request: pb.SearchMemoryRequest, caller: Caller) -> pb.SearchMemoryReply:
         hits = self._memories.search(
             caller.namespace, request.query, request.limit, request.tags, request.since, request.until,
-            request.signals, request.session_id,
+            request.signals, request.session_id, request.include_history,
         )
         return pb.SearchMemoryReply(
             hits=[pb.SearchHit(memory=memory_message(h.memory), score=round(h.score, 6), signal_scores=h.signal_scores)

@@ -11,9 +11,10 @@ DIMENSIONS = 384
 
 
 class _NamespaceVectors:
-    def __init__(self, ids: list[str], texts: list[str], matrix: np.ndarray) -> None:
+    def __init__(self, ids: list[str], texts: list[str], matrix: np.ndarray, superseded: set[str] = frozenset()) -> None:
         self.ids = ids
         self.texts = texts
+        self.superseded = set(superseded)  # still searchable for history, never a dedup candidate
         self.matrix = np.zeros((max(64, 2 * len(ids)), DIMENSIONS), dtype=np.float32)
         self.matrix[: len(ids)] = matrix
         self.size = len(ids)
@@ -32,27 +33,39 @@ class _NamespaceVectors:
 class VectorIndex:
     """Loaded per namespace on first use, then kept in step by every write that goes through the daemon."""
 
-    def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray]]) -> None:
+    def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray, set[str]]]) -> None:
         self._load = load_namespace
         self._namespaces: dict[str, _NamespaceVectors] = {}
         self._lock = threading.Lock()
 
-    def nearest(self, namespace: str, vector: np.ndarray, limit: int) -> list[tuple[str, str, float]]:
+    def nearest(self, namespace: str, vector: np.ndarray, limit: int,
+                include_superseded: bool = True) -> list[tuple[str, str, float]]:
         """(memory id, text, cosine) of the closest memories, closest first."""
         with self._lock:
             vectors = self._namespace(namespace)
             if vectors.size == 0:
                 return []
             scores = vectors.matrix[: vectors.size] @ np.asarray(vector, dtype=np.float32)
-            count = min(limit, vectors.size)
+            count = min(limit + (0 if include_superseded else len(vectors.superseded)), vectors.size)
             top = np.argpartition(-scores, count - 1)[:count]
             top = top[np.argsort(-scores[top])]
-            return [(vectors.ids[i], vectors.texts[i], float(scores[i])) for i in top]
+            found = [(vectors.ids[i], vectors.texts[i], float(scores[i])) for i in top
+                     if include_superseded or vectors.ids[i] not in vectors.superseded]
+            return found[:limit]
 
-    def add(self, namespace: str, items: Sequence[tuple[str, str, np.ndarray]]) -> None:
+    def mark_superseded(self, namespace: str, memory_id: str) -> None:
+        with self._lock:
+            vectors = self._namespaces.get(namespace)
+            if vectors is not None:
+                vectors.superseded.add(memory_id)
+
+    def add(self, namespace: str, items: Sequence[tuple[str, str, np.ndarray]], load: bool = False) -> None:
+        """Index stored rows; with load=True, rows not stored yet (the namespace is loaded first without them)."""
         with self._lock:
             if namespace not in self._namespaces:
-                return  # not loaded yet: the first lookup will read these rows from the store
+                if not load:
+                    return  # not loaded yet: the first lookup will read these rows from the store
+                self._namespace(namespace)
             vectors = self._namespaces[namespace]
             for memory_id, text, vector in items:
                 vectors.add(memory_id, text, vector)

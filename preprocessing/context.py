@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+
+
+# A short reply that leans on the previous turn ("yes, let's go with that", "the first one", "moved it to Thursdays").
+_LEANS_ON_CONTEXT = re.compile(
+    r"^\W*(yes|yeah|yep|ok(ay)?|sure|agreed|sounds good|do it|go with|let'?s (go|do|use|pick)|the (first|second|latter|former)|"
+    r"that one|this one)\b|\b(that|it|this|those|them|the latter|the former)\b",
+    re.IGNORECASE,
+)
+MAX_LEANING_WORDS = 12
+
+
+def leans_on_context(message: str) -> bool:
+    """A short message that only makes sense with what was said before it."""
+    return len(message.split()) <= MAX_LEANING_WORDS and bool(_LEANS_ON_CONTEXT.search(message))
 
 
 @dataclass

@@ -14,9 +14,9 @@ from memory_daemon.store.database import Database
 
 _COLUMNS = (
     "id, namespace, content, tags, entities, strength, created_at, last_used_at, "
-    "use_count, source, context, session_id, meta, external_id"
+    "use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at"
 )
-_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 16)})"
+_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 18)})"
 EMBEDDING_DIMENSIONS = 384
 
 
@@ -36,12 +36,15 @@ class MemoryRow:
     session_id: str = ""
     meta: dict = field(default_factory=dict)
     external_id: str | None = None
+    superseded_by: str | None = None  # the newer memory that updates this one
+    superseded_at: datetime | None = None
 
     def as_params(self) -> list:
         return [
             self.id, self.namespace, self.content, list(self.tags), list(self.entities), self.strength,
             self.created_at, self.last_used_at, self.use_count, self.source, self.context,
-            self.session_id, json.dumps(self.meta, sort_keys=True), self.external_id, self.search_text,
+            self.session_id, json.dumps(self.meta, sort_keys=True), self.external_id, self.superseded_by,
+            self.superseded_at, self.search_text,
         ]
 
     @property
@@ -60,12 +63,12 @@ def _vector(embedding: Sequence[float] | None) -> list[float] | None:
 
 def _row(values: Sequence) -> MemoryRow:
     (id_, namespace, content, tags, entities, strength, created_at, last_used_at,
-     use_count, source, context, session_id, meta, external_id) = values
+     use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at) = values
     return MemoryRow(
         id=id_, namespace=namespace, content=content, tags=tuple(tags), entities=tuple(entities),
         strength=float(strength), created_at=created_at, last_used_at=last_used_at, use_count=int(use_count),
         source=source, context=context, session_id=session_id, meta=json.loads(meta) if meta else {},
-        external_id=external_id,
+        external_id=external_id, superseded_by=superseded_by, superseded_at=superseded_at,
     )
 
 
@@ -86,14 +89,15 @@ class MemoryRepository:
         with self._db.transaction() as cursor:
             cursor.executemany(_INSERT, [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)])
 
-    def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray]:
-        """Ids, contents and embeddings of a namespace's memories that have one."""
+    def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, set[str]]:
+        """Ids, contents and embeddings of a namespace's memories that have one, and which of them are superseded."""
         rows = self._db.cursor().execute(
-            "SELECT id, content, embedding FROM memories WHERE namespace = ? AND embedding IS NOT NULL ORDER BY created_at",
+            "SELECT id, content, embedding, superseded_by IS NOT NULL FROM memories "
+            "WHERE namespace = ? AND embedding IS NOT NULL ORDER BY created_at",
             [namespace],
         ).fetchall()
         matrix = np.array([r[2] for r in rows], dtype=np.float32).reshape(len(rows), EMBEDDING_DIMENSIONS)
-        return [r[0] for r in rows], [r[1] for r in rows], matrix
+        return [r[0] for r in rows], [r[1] for r in rows], matrix, {r[0] for r in rows if r[3]}
 
     def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
         if not ids:
@@ -102,6 +106,21 @@ class MemoryRepository:
         rows = self._db.cursor().execute(
             f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(ids))}) AND list_contains(?, namespace)",
             [*ids, list(namespaces)],
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def mark_superseded(self, memory_id: str, successor_id: str, at: datetime) -> None:
+        """Record that a newer memory replaces this one; the first successor wins, nothing is deleted."""
+        with self._db.writing() as cursor:
+            cursor.execute(
+                "UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE id = ? AND superseded_by IS NULL",
+                [successor_id, at, memory_id],
+            )
+
+    def recent_in_session(self, namespace: str, session_id: str, limit: int) -> list[MemoryRow]:
+        rows = self._db.cursor().execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? ORDER BY created_at DESC LIMIT ?",
+            [namespace, session_id, limit],
         ).fetchall()
         return [_row(r) for r in rows]
 

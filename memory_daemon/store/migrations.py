@@ -111,4 +111,12 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX relations_to ON relations (to_id)",
         ),
     ),
+    (
+        4,
+        (
+            # A newer memory that updates, corrects, reverses or negates this one; nothing is deleted.
+            "ALTER TABLE memories ADD COLUMN superseded_by VARCHAR",
+            "ALTER TABLE memories ADD COLUMN superseded_at TIMESTAMP",
+        ),
+    ),
 )

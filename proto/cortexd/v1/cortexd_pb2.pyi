@@ -13,7 +13,7 @@ REQUIRED_FIELD_NUMBER: _ClassVar[int]
 required: _descriptor.FieldDescriptor
 
 class Memory(_message.Message):
-    __slots__ = ("id", "content", "tags", "entities", "strength", "created_at", "last_used_at", "use_count", "source", "context", "session_id", "namespace", "meta", "external_id")
+    __slots__ = ("id", "content", "tags", "entities", "strength", "created_at", "last_used_at", "use_count", "source", "context", "session_id", "namespace", "meta", "external_id", "superseded_by", "superseded_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +28,8 @@ class Memory(_message.Message):
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     META_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     content: str
     tags: _containers.RepeatedScalarFieldContainer[str]
@@ -42,10 +44,12 @@ class Memory(_message.Message):
     namespace: str
     meta: _struct_pb2.Struct
     external_id: str
-    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., created_at: _Optional[str] = ..., last_used_at: _Optional[str] = ..., use_count: _Optional[int] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_id: _Optional[str] = ...) -> None: ...
+    superseded_by: str
+    superseded_at: str
+    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., created_at: _Optional[str] = ..., last_used_at: _Optional[str] = ..., use_count: _Optional[int] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_id: _Optional[str] = ..., superseded_by: _Optional[str] = ..., superseded_at: _Optional[str] = ...) -> None: ...
 
 class SaveMemoryRequest(_message.Message):
-    __slots__ = ("content", "tags", "entities", "strength", "source", "context", "session_id", "meta", "extract_facts")
+    __slots__ = ("content", "tags", "entities", "strength", "source", "context", "session_id", "meta", "extract_facts", "supersedes")
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     ENTITIES_FIELD_NUMBER: _ClassVar[int]
@@ -55,6 +59,7 @@ class SaveMemoryRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     META_FIELD_NUMBER: _ClassVar[int]
     EXTRACT_FACTS_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
     content: str
     tags: _containers.RepeatedScalarFieldContainer[str]
     entities: _containers.RepeatedScalarFieldContainer[str]
@@ -64,10 +69,11 @@ class SaveMemoryRequest(_message.Message):
     session_id: str
     meta: _struct_pb2.Struct
     extract_facts: bool
-    def __init__(self, content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., extract_facts: _Optional[bool] = ...) -> None: ...
+    supersedes: str
+    def __init__(self, content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., extract_facts: _Optional[bool] = ..., supersedes: _Optional[str] = ...) -> None: ...
 
 class SaveMemoryReply(_message.Message):
-    __slots__ = ("memory", "auto_filled", "deduplication", "merged", "degraded", "facts", "superseded_facts")
+    __slots__ = ("memory", "auto_filled", "deduplication", "merged", "degraded", "facts", "superseded_facts", "superseded_memories")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     AUTO_FILLED_FIELD_NUMBER: _ClassVar[int]
     DEDUPLICATION_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +81,7 @@ class SaveMemoryReply(_message.Message):
     DEGRADED_FIELD_NUMBER: _ClassVar[int]
     FACTS_FIELD_NUMBER: _ClassVar[int]
     SUPERSEDED_FACTS_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_MEMORIES_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
     auto_filled: _containers.RepeatedScalarFieldContainer[str]
     deduplication: Deduplication
@@ -82,7 +89,8 @@ class SaveMemoryReply(_message.Message):
     degraded: _containers.RepeatedScalarFieldContainer[str]
     facts: _containers.RepeatedCompositeFieldContainer[Fact]
     superseded_facts: _containers.RepeatedCompositeFieldContainer[Fact]
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., auto_filled: _Optional[_Iterable[str]] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., merged: _Optional[bool] = ..., degraded: _Optional[_Iterable[str]] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., superseded_facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ...) -> None: ...
+    superseded_memories: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., auto_filled: _Optional[_Iterable[str]] = ..., deduplication: _Optional[_Union[Deduplication, _Mapping]] = ..., merged: _Optional[bool] = ..., degraded: _Optional[_Iterable[str]] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., superseded_facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., superseded_memories: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AnalyzeMessageRequest(_message.Message):
     __slots__ = ("message", "session_id", "namespace")
