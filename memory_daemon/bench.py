@@ -282,6 +282,10 @@ def run_bench(suite: str, quick: bool = False) -> int:
         return bench_transport(quick)
     if suite == "activation":
         return bench_activation(quick)
+    if suite == "retrieval":
+        from memory_daemon.bench_retrieval import bench_retrieval
+
+        return bench_retrieval(quick)
     if suite == "graph":
         from memory_daemon.bench_graph import bench_graph
 

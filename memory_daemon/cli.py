@@ -15,8 +15,8 @@ def _add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def build_parser(graph_verbs: bool = True) -> argparse.ArgumentParser:
-    """The whole command line; graph_verbs=False skips deriving the graph verbs from the proto (proxy start-up)."""
+def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
+    """The whole command line; derived_verbs=False skips deriving the graph and decisions verbs from the proto (proxy start-up)."""
     parser = argparse.ArgumentParser(prog="cortexd", description="Long-term memory for AI agents.")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
@@ -84,32 +84,40 @@ def build_parser(graph_verbs: bool = True) -> argparse.ArgumentParser:
     verbs.add_parser("demo", help="run the scripted two-host demo on a temporary daemon")
 
     graph = verbs.add_parser("graph", help="the knowledge graph: upsert-fact, record-episode, query-entity, time-travel, ...")
-    if graph_verbs:
-        _add_graph_verbs(graph)
+    decisions = verbs.add_parser("decisions", help="the decision log: log-decision, record-outcome, list-decisions, get-session")
+    if derived_verbs:
+        _add_service_verbs(graph, "GraphService")
+        _add_service_verbs(decisions, "DecisionService")
+
+    preflight = verbs.add_parser("preflight", help="compile the context for a task within a token budget (markdown)")
+    preflight.add_argument("task")
+    preflight.add_argument("--session", default="", help="session id, for working memory and the session summary")
+    preflight.add_argument("--max-tokens", type=int, default=350)
+    _add_client_options(preflight)
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
-    evaluate.add_argument("suite", choices=["activation", "intent"])
+    evaluate.add_argument("suite", choices=["activation", "intent", "retrieval"])
     evaluate.add_argument("--data", help="directory of labelled JSONL sets (default: tests/data/activation)")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
 
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
-    bench.add_argument("suite", choices=["transport", "activation", "graph"])
+    bench.add_argument("suite", choices=["transport", "activation", "graph", "retrieval"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
     return parser
 
 
-def _add_graph_verbs(parser: argparse.ArgumentParser) -> None:
+def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
     from cortexd.v1 import cortexd_pb2
     from memory_daemon.catalog import rpc_descriptions
     from memory_daemon.proto_cli import add_rpc_verbs
 
-    methods = list(cortexd_pb2.DESCRIPTOR.services_by_name["GraphService"].methods)
+    methods = list(cortexd_pb2.DESCRIPTOR.services_by_name[service].methods)
     add_rpc_verbs(parser, methods, rpc_descriptions(), _add_client_options)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(graph_verbs=argv[:1] == ["graph"]).parse_args(argv)
+    args = build_parser(derived_verbs=argv[:1] in (["graph"], ["decisions"])).parse_args(argv)
     if args.verb == "serve":
         return _serve(args)
     if args.verb == "proxy":
@@ -123,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.suite == "intent":
             return evaluate_intent(Path(args.data) if args.data else None)
+        if args.suite == "retrieval":
+            from memory_daemon.eval_retrieval import evaluate_retrieval
+
+            return evaluate_retrieval(Path(args.data) if args.data else None, args.json)
         return evaluate_activation(Path(args.data) if args.data else DEFAULT_DATA, args.json)
     if args.verb == "bench":
         from memory_daemon.bench import run_bench
@@ -248,7 +260,10 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         tools = [{"name": t.name, "description": t.description, "input_schema": json.loads(t.input_schema_json)}
                  for t in client.list_tools()]
         _print(args, {"tools": tools}, "\n".join(f"{t['name']}: {t['description']}" for t in tools))
-    elif args.verb == "graph":
+    elif args.verb == "preflight":
+        reply = client.compile_context(task=args.task, session_id=args.session, max_tokens=args.max_tokens)
+        _print(args, as_dict(reply), reply.markdown + f"\n({reply.tokens_used} of {reply.max_tokens} tokens)")
+    elif args.verb in ("graph", "decisions"):
         from memory_daemon.client import snake_case
         from memory_daemon.proto_cli import request_fields
 

@@ -15,7 +15,7 @@ from cortexd.connect import CHANNEL_OPTIONS, call_metadata, resolve_address
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 
-SCRIPTED_SERVICES = ("MemoryService", "GraphService")
+SCRIPTED_SERVICES = ("MemoryService", "GraphService", "DecisionService")
 
 
 def snake_case(name: str) -> str:

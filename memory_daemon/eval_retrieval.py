@@ -344,11 +344,11 @@ def render_markdown(report: dict) -> str:
     for name, row in tls["rows"].items():
         timing = "n/a" if "error" in row else f"{row['ms_per_query']:.1f}"
         lines.append(f"| {name} | {_cell(row, 'current@1')} | {_cell(row, 'stale_above_current')} | {timing} |")
-    fused = tls["rows"].get("fused", {})
-    if "overall" in fused:
-        lines.append(f"\nfused current@1 {fused['overall']['current@1']:.3f} (target {_meets('current@1', fused['overall']['current@1'])}), "
-                     f"stale-above-current {fused['overall']['stale_above_current']:.3f} "
-                     f"(target {_meets('stale-above-current', fused['overall']['stale_above_current'])})")
+    fused = tls["rows"].get("fused", {}).get("overall")
+    if fused:
+        current, stale = fused["current@1"], fused["stale_above_current"]
+        lines.append(f"\nfused current@1 {current:.3f} (target {_meets('current@1', current)}), "
+                     f"stale-above-current {stale:.3f} (target {_meets('stale-above-current', stale)})")
     names = list(tls["rows"])
     lines += ["", "### by timeline kind", "",
               "| kind (n) | " + " | ".join(f"current@1 {n} | stale-above {n}" for n in names) + " |",

@@ -163,8 +163,10 @@ class GraphService:
     def __init__(self, repository: GraphRepository) -> None:
         self._repository = repository
         self._db = repository.database
-        # Entities are never changed or deleted, so a name, once resolved, stays resolved.
+        # Entities are never changed or deleted, so a name, once resolved, stays resolved; a name that resolved
+        # to nothing stays unresolved until this service creates an entity with that key.
         self._entities_by_key: dict[tuple[str, str], EntityRow] = {}
+        self._unknown_keys: set[tuple[str, str]] = set()
         self._edges = EdgeIndex(lambda namespace: repository.active_edges([namespace], utc_now()), self._db.writing)
 
     # -- writes --------------------------------------------------------------
@@ -407,13 +409,19 @@ class GraphService:
             for cache_key in [k for k, e in self._entities_by_key.items() if e.id in lost]:
                 del self._entities_by_key[cache_key]
             raise
+        # Committed: names that resolved to nothing before may resolve now, from any namespace.
+        keys = {e.key for e in created.entities}
+        if keys:
+            self._unknown_keys = {k for k in self._unknown_keys if k[1] not in keys}
 
-    def _entity_by_key(self, namespace: str, key: str) -> EntityRow | None:
+    def _entity_by_key(self, namespace: str, key: str, trust_unknown: bool = True) -> EntityRow | None:
         cached = self._entities_by_key.get((namespace, key))
-        if cached is None:
+        if cached is None and (not trust_unknown or (namespace, key) not in self._unknown_keys):
             found = self._repository.entities_by_key(visible_namespaces(namespace), [key])
             if found:
                 cached = self._entities_by_key[(namespace, key)] = _prefer_own(found, namespace)
+            elif not self._db.in_transaction():
+                self._unknown_keys.add((namespace, key))
         return cached
 
     # -- helpers -------------------------------------------------------------
@@ -429,7 +437,7 @@ class GraphService:
         key = entity_key(reference)
         if not key:
             raise InvalidArgument(f"{reference[:80]!r} is not a usable entity name")
-        found = self._entity_by_key(namespace, key)
+        found = self._entity_by_key(namespace, key, trust_unknown=False)  # writes never trust a cached miss
         if found:
             return found
         if not create:
@@ -446,7 +454,7 @@ class GraphService:
             return None
         if kind == "entity" or value.startswith("ent_"):
             return self._resolve(cursor, namespace, value, create, created)
-        found = self._entity_by_key(namespace, entity_key(value))
+        found = self._entity_by_key(namespace, entity_key(value), trust_unknown=False)
         if found:
             return found
         if create and is_technology(value):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import threading
+
+import numpy as np
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,13 +26,15 @@ class IndexedMemory:
 
 class _NamespaceIndex:
     def __init__(self) -> None:
-        self.postings: dict[str, dict[int, int]] = {}
+        self.postings: dict[str, tuple[list[int], list[int]]] = {}  # term -> (docs, term frequencies)
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same as numpy, rebuilt when a list grew
         self.identifiers: dict[str, set[int]] = {}
         self.by_entity: dict[str, set[int]] = {}
         self.ids: list[str] = []
         self.positions: dict[str, int] = {}
         self.entity_keys: list[tuple[str, ...]] = []
         self.lengths: list[int] = []
+        self._length_array = np.zeros(0, dtype=np.float32)
         self.total_length = 0
 
     def add(self, memory: IndexedMemory) -> None:
@@ -40,7 +44,9 @@ class _NamespaceIndex:
         self.entity_keys.append(memory.entity_keys)
         counts = Counter(terms(memory.text))
         for term, count in counts.items():
-            self.postings.setdefault(term, {})[doc] = count
+            docs, tfs = self.postings.setdefault(term, ([], []))
+            docs.append(doc)
+            tfs.append(count)
         for token in identifiers(memory.text):
             self.identifiers.setdefault(token, set()).add(doc)
         for key in memory.entity_keys:
@@ -49,26 +55,43 @@ class _NamespaceIndex:
         self.lengths.append(length)
         self.total_length += length
 
+    def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        lists = self.postings.get(term)
+        if not lists:
+            return None
+        cached = self._arrays.get(term)
+        if cached is None or len(cached[0]) != len(lists[0]):
+            cached = self._arrays[term] = (np.asarray(lists[0], dtype=np.int64), np.asarray(lists[1], dtype=np.float32))
+        return cached
+
     def bm25(self, query: str, limit: int) -> list[tuple[str, float]]:
+        """Vectorised BM25: each query term adds its contribution to a dense score array in one numpy step."""
         n = len(self.ids)
         if n == 0:
             return []
-        average = self.total_length / n
-        scores: dict[int, float] = {}
+        if len(self._length_array) != n:
+            self._length_array = np.asarray(self.lengths, dtype=np.float32)
+        norm = K1 * (1 - B + B * self._length_array / max(self.total_length / n, 1.0))
+        scores = np.zeros(n, dtype=np.float32)
         for term in query_terms(query):
-            postings = self.postings.get(term)
-            if not postings:
+            arrays = self._posting_arrays(term)
+            if arrays is None:
                 continue
-            idf = math.log(1 + (n - len(postings) + 0.5) / (len(postings) + 0.5))
-            for doc, tf in postings.items():
-                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / average))
-                scores[doc] = scores.get(doc, 0.0) + idf * norm
+            docs, tfs = arrays
+            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            scores[docs] += idf * tfs * (K1 + 1) / (tfs + norm[docs])  # docs are unique within a term
         for token in identifiers(query):
-            for doc in self.identifiers.get(token, ()):
-                if doc in scores:
-                    scores[doc] *= IDENTIFIER_BOOST
-        best = sorted(scores.items(), key=lambda item: -item[1])[:limit]
-        return [(self.ids[doc], score) for doc, score in best]
+            docs = self.identifiers.get(token)
+            if docs:
+                boosted = np.fromiter(docs, dtype=np.int64, count=len(docs))
+                scores[boosted] *= IDENTIFIER_BOOST
+        matched = int(np.count_nonzero(scores))
+        if matched == 0:
+            return []
+        count = min(limit, matched)
+        top = np.argpartition(-scores, count - 1)[:count]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self.ids[doc], float(scores[doc])) for doc in top]
 
 
 class LexicalIndex:
@@ -89,8 +112,9 @@ class LexicalIndex:
                 found += index.bm25(query, limit)
         return sorted(found, key=lambda item: -item[1])[:limit]
 
-    def memories_with_entities(self, namespaces: Sequence[str], keys: Iterable[str]) -> dict[str, set[str]]:
-        """Entity key -> ids of the memories that mention it."""
+    def memories_with_entities(self, namespaces: Sequence[str], keys: Iterable[str],
+                               max_memories: int = 0) -> dict[str, set[str]]:
+        """Entity key -> ids of the memories that mention it; keys shared by more than max_memories are left out."""
         keys = list(keys)
         found: dict[str, set[str]] = {}
         for namespace in namespaces:
@@ -98,7 +122,7 @@ class LexicalIndex:
             with self._lock:
                 for key in keys:
                     docs = index.by_entity.get(key)
-                    if docs:
+                    if docs and (not max_memories or len(docs) <= max_memories):
                         found.setdefault(key, set()).update(index.ids[d] for d in docs)
         return found
 

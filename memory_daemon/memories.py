@@ -14,12 +14,13 @@ from memory_daemon.errors import CortexdError, InvalidArgument, NotFound, Unavai
 from memory_daemon.config import RetrievalSettings
 from memory_daemon.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.retrieval import HybridRetriever, ScoredMemory, SearchQuery
+from memory_daemon.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
 from memory_daemon.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
-from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict
-from preprocessing.context import leans_on_context
+from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict, announces_change
+from preprocessing.context import leans_on_context, points_back
 from preprocessing.terms import salient_keys
 
 DEFAULT_STRENGTH = 1.0
@@ -28,6 +29,8 @@ TOUCH_BOOST = 0.1
 DEFAULT_SEARCH_LIMIT = 10
 IMPORT_BATCH = 500
 SESSION_LOOKBACK = 5  # recent memories of a session an implicit update may refer to
+ANNOUNCED_UPDATE_SIMILARITY = 0.55  # cosine above which a memory announcing a change updates an older one
+SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is updated too
 EMBED_BATCH = 32
 
 
@@ -111,17 +114,33 @@ class ImportOutcome:
 
 class MemoryService:
     def __init__(self, repository: MemoryRepository, limits: Limits, activation: ActivationPipeline | None = None,
-                 graph=None, retrieval: RetrievalSettings = RetrievalSettings()) -> None:
+                 graph=None, retrieval: RetrievalSettings = RetrievalSettings(), sessions=None) -> None:
         self._repository = repository
+        self._sessions = sessions  # SessionMemory: memories saved in a session join its working memory
         self._graph = graph  # GraphService: facts stated in saved memories are recorded there
         self._limits = limits
         self._activation = activation
         self._vectors = VectorIndex(repository.embeddings)
-        self._lexical = LexicalIndex(lambda namespace: (indexed(r) for r in repository.all_in(namespace)))
+        self._rows = RowCache(repository.get_many)
+        self._lexical = LexicalIndex(self._load_namespace)
         self._retriever = HybridRetriever(
-            repository, self._lexical, self._vectors, self._embed_query, retrieval,
+            self._rows, self._lexical, self._vectors, self._embed_query, retrieval,
             graph.neighbour_keys if graph is not None else None,
         )
+
+    def _load_namespace(self, namespace: str) -> list[IndexedMemory]:
+        rows = self._repository.all_in(namespace)
+        self._rows.put(rows)
+        return [indexed(r) for r in rows]
+
+    def _stored(self, rows: list[MemoryRow], session_notes: bool = False) -> None:
+        """Index rows just written: lexical index and row cache (and, for saves, the session's working memory)."""
+        self._rows.put(rows)
+        if session_notes and self._sessions is not None:
+            for row in rows:
+                self._sessions.add_note(row.namespace, row.session_id, row.id, row.content, row.created_at)
+        for row in rows:
+            self._lexical.add(row.namespace, [indexed(row)])
 
     def _embed_query(self, text: str):
         if self._activation is None:
@@ -136,7 +155,7 @@ class MemoryService:
             self.open(namespace, [new.supersedes])  # NotFound before anything is stored
         if self._activation is None:
             self._repository.insert(row)
-            self._lexical.add(namespace, [indexed(row)])
+            self._stored([row], session_notes=True)
             replaced = self._supersede(row, [new.supersedes] if new.supersedes else [])
             return SaveOutcome(row, superseded_memories=replaced)
         analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace), remember_turn=False)
@@ -155,6 +174,7 @@ class MemoryService:
         if verdict is not None and verdict.action == DedupAction.MERGE and verdict.memory_id:
             existing = self._repository.record_use(verdict.memory_id, (namespace,), utc_now(), TOUCH_BOOST)
             if existing is not None:
+                self._rows.put([existing])
                 return SaveOutcome(existing, (), verdict, analysis.dedup_content, True, analysis.degraded)
         implicit = self._implicit_update(row, analysis)
         if implicit is not None:
@@ -162,7 +182,7 @@ class MemoryService:
             row = replace(row, context=row.context or f"re: {implicit.content}",
                           entities=tuple(dict.fromkeys((*row.entities, *implicit.entities)))[: self._limits.max_entities])
         self._repository.insert(row, analysis.embedding)
-        self._lexical.add(namespace, [indexed(row)])
+        self._stored([row], session_notes=True)
         if analysis.embedding is not None:
             self._vectors.add(namespace, [(row.id, row.content, analysis.embedding)])
         facts, ended, problems = self._record_facts(namespace, row.id, analysis, new.extract_facts)
@@ -181,13 +201,15 @@ class MemoryService:
         replaced += [f.source for f in ended_facts if f.source.startswith("mem_") and f.source != row.id]
         if implicit is not None and not replaced:
             replaced.append(implicit.id)
+        if not replaced and analysis.intent.intent in ("UPDATE_INFO", "SAVE_FACT", "SAVE_DECISION", "SAVE_PREFERENCE"):
+            replaced += [m.id for m in self._announced_updates(row, analysis.embedding, {})]
         return list(dict.fromkeys(replaced))
 
     def _implicit_update(self, row: MemoryRow, analysis: Analysis) -> MemoryRow | None:
         """For an UPDATE_INFO message that leans on the conversation ("moved it to Thursdays"): the most similar
         recent memory of its session, which it most likely changes."""
         if analysis.intent.intent != "UPDATE_INFO" or not row.session_id or analysis.embedding is None \
-                or not leans_on_context(row.content):
+                or not (leans_on_context(row.content) or points_back(row.content) and announces_change(row.content)):
             return None
         earlier = {m.id: m for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
                    if m.superseded_by is None}
@@ -200,6 +222,7 @@ class MemoryService:
         now = utc_now()
         for old_id in old_ids:
             self._repository.mark_superseded(old_id, row.id, now)
+            self._rows.mark_superseded(old_id, row.id, now)
             self._vectors.mark_superseded(row.namespace, old_id)
         return tuple(old_ids)
 
@@ -286,6 +309,7 @@ class MemoryService:
         )
         if row is None:
             raise NotFound(f"no memory with id {memory_id} in namespace {namespace!r}")
+        self._rows.put([row])
         return row
 
     def import_items(self, items: Iterable[ImportItem]) -> ImportOutcome:
@@ -337,10 +361,11 @@ class MemoryService:
         embeddings = self._embeddings([row.content for row in rows])
         updates = self._index_and_find_updates(rows, embeddings)
         self._repository.insert_many(rows, embeddings)
-        for row in rows:
-            self._lexical.add(row.namespace, [indexed(row)])
+        self._stored(rows)
         for old_id, new_id in updates:
-            self._repository.mark_superseded(old_id, new_id, utc_now())
+            now = utc_now()
+            self._repository.mark_superseded(old_id, new_id, now)
+            self._rows.mark_superseded(old_id, new_id, now)
         outcome.imported += len(rows)
 
     def _index_and_find_updates(self, rows: list[MemoryRow], embeddings) -> list[tuple[str, str]]:
@@ -355,14 +380,27 @@ class MemoryService:
         limit = self._activation.settings.dedup_candidates if checker else 0
         in_batch = {row.id: row for row in rows}
         updates: list[tuple[str, str]] = []
-        for row, vector in zip(rows, embeddings, strict=True):
+        for position, (row, vector) in enumerate(zip(rows, embeddings, strict=True)):
             pair = None
-            if checker is not None:
+            implicit = self._implicit_import_update(row, vector, rows[:position])
+            announced = [] if implicit else self._announced_updates(row, vector, in_batch)
+            if implicit is not None:
+                # As on save: what "it" was is kept as context, so the update is found by the old subject.
+                rows[position] = row = replace(row, context=row.context or f"re: {implicit.content}")
+                pair = (implicit.id, row.id)
+                updates.append(pair)
+            elif announced:
+                updates += [(old.id, row.id) for old in announced[1:]]
+                pair = (announced[0].id, row.id)
+                updates.append(pair)
+                for old in announced[1:]:
+                    self._vectors.mark_superseded(row.namespace, old.id)
+            elif checker is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
                 verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
                 if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id:
                     other = in_batch.get(verdict.memory_id) or next(
-                        iter(self._repository.get_many([verdict.memory_id], (row.namespace,))), None)
+                        iter(self._rows.get_many([verdict.memory_id], (row.namespace,))), None)
                     if other is not None:
                         pair = (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
                         updates.append(pair)
@@ -370,6 +408,43 @@ class MemoryService:
             if pair is not None:
                 self._vectors.mark_superseded(row.namespace, pair[0])
         return updates
+
+    def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
+        """An imported record that announces a change without naming its subject ("we moved it to Thursdays"):
+        the most similar earlier memory of its session, from this batch or the store."""
+        if not row.session_id or not points_back(row.content) or not announces_change(row.content):
+            return None
+        earlier = {m.id: m for m in earlier_in_batch[-SESSION_LOOKBACK * 4:]
+                   if m.session_id == row.session_id and m.namespace == row.namespace}
+        earlier.update((m.id, m) for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
+                       if m.created_at <= row.created_at)
+        if not earlier:
+            return None
+        scored = {m: s for m, _t, s in self._vectors.nearest(row.namespace, vector, 200, include_superseded=False)
+                  if m in earlier}
+        return earlier[max(scored, key=scored.get)] if scored else None
+
+    def _announced_update(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> MemoryRow | None:
+        """A memory that announces a change ("we moved deploys to Thursdays", "the plan went up to 12 dollars",
+        "I misread the booking") updates the closest older current memory on the same topic."""
+        updated = self._announced_updates(row, vector, known)
+        return updated[0] if updated else None
+
+    def _announced_updates(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> list[MemoryRow]:
+        """The older current memories a change-announcing memory updates: the closest on its topic, and a second
+        one nearly as close (a reversal "back to Django" matches both the original and what replaced it)."""
+        if vector is None or not announces_change(row.content):
+            return []
+        close = [(m, s) for m, _t, s in self._vectors.nearest(row.namespace, vector, 5, include_superseded=False)
+                 if s >= ANNOUNCED_UPDATE_SIMILARITY and m != row.id]
+        if not close:
+            return []
+        missing = [m for m, _ in close if m not in known]
+        rows = {**{m: known[m] for m, _ in close if m in known},
+                **{r.id: r for r in self._rows.get_many(missing, (row.namespace,))}}
+        older = sorted(((rows[m], s) for m, s in close if m in rows and rows[m].created_at <= row.created_at),
+                       key=lambda pair: -pair[1])
+        return [m for m, s in older[:2] if s >= older[0][1] - SECOND_UPDATE_MARGIN]
 
     def _embeddings(self, texts: list[str]) -> list | None:
         if self._activation is None or not texts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -12,7 +13,8 @@ import numpy as np
 from memory_daemon.config import RetrievalSettings
 from memory_daemon.errors import InvalidArgument
 from memory_daemon.lexical import LexicalIndex
-from memory_daemon.store import MemoryRepository, MemoryRow
+from memory_daemon.row_cache import RowCache
+from memory_daemon.store import MemoryRow
 from memory_daemon.timefmt import utc_now
 from memory_daemon.vectors import VectorIndex
 from preprocessing.terms import salient_keys
@@ -20,6 +22,7 @@ from preprocessing.terms import salient_keys
 SIGNALS = ("lexical", "dense", "graph", "temporal")
 RETRIEVERS = ("lexical", "dense", "graph")  # temporal only re-ranks what these found
 FEEDBACK_HITS = 3
+MAX_KEY_MEMORIES = 100  # an entity more memories mention than this is a hub: it carries no activation
 STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for  # top fused lexical/dense hits whose entities seed the graph walk
 
 
@@ -33,7 +36,7 @@ class SearchQuery:
     until: datetime | None = None
     signals: tuple[str, ...] = ()
     session_id: str = ""
-    include_history: bool = False  # superseded memories too, ranked below current ones
+    include_history: bool = False  # rank superseded memories by relevance (x STALE_FACTOR), not after every current one
 
 
 @dataclass(frozen=True)
@@ -78,10 +81,10 @@ def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: floa
 class HybridRetriever:
     """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
 
-    def __init__(self, repository: MemoryRepository, lexical: LexicalIndex, vectors: VectorIndex,
+    def __init__(self, rows: RowCache, lexical: LexicalIndex, vectors: VectorIndex,
                  embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
                  graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None) -> None:
-        self._repository = repository
+        self._row_cache = rows
         self._lexical = lexical
         self._vectors = vectors
         self._embed = embed
@@ -111,9 +114,12 @@ class HybridRetriever:
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
         fused = fuse(eligible, self._settings.weights(), self._settings.rrf_k)
         for memory_id, row in rows.items():
-            if row.superseded_by:  # only present with include_history: history ranks below what replaced it
+            if row.superseded_by and memory_id in fused:
                 fused[memory_id] *= STALE_FACTOR
-        ranked = sorted(fused, key=lambda m: (-fused[m], -rows[m].created_at.timestamp()))[: query.limit]
+        # A superseded memory never outranks a current one unless history is asked for; it still fills the
+        # places no current memory matches, so questions about the past keep their evidence.
+        stale_last = (lambda m: rows[m].superseded_by is not None) if not query.include_history else (lambda m: False)
+        ranked = sorted(fused, key=lambda m: (stale_last(m), -fused[m], -rows[m].created_at.timestamp()))[: query.limit]
         return [ScoredMemory(rows[m], fused[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]
 
@@ -138,13 +144,9 @@ class HybridRetriever:
         hop_decay = self._settings.graph_hop_decay
         known = self._lexical.known_entity_keys(namespaces)
         activation = {key: 1.0 for key in salient_keys(query.text) if key in known}
-        feedback = sorted(((m, s) for scores in found.values() for m, s in scores.items()), key=lambda x: -x[1])
-        seen_feedback = []
-        for memory_id, _ in feedback:
-            if memory_id not in seen_feedback:
-                seen_feedback.append(memory_id)
-            if len(seen_feedback) == FEEDBACK_HITS:
-                break
+        seen_feedback = list(dict.fromkeys(
+            m for scores in found.values() for m, _ in heapq.nlargest(FEEDBACK_HITS, scores.items(), key=lambda x: x[1])
+        ))[:FEEDBACK_HITS]
         for rank, keys in enumerate(self._lexical.entities_of(namespaces, seen_feedback).values()):
             for key in keys:
                 activation[key] = max(activation.get(key, 0.0), hop_decay * (0.8 ** rank))
@@ -154,7 +156,7 @@ class HybridRetriever:
                     activation[neighbour] = max(activation.get(neighbour, 0.0), weight * hop_decay * strength)
         scores = self._spread(namespaces, activation)
         # Hop 2: the other entities of the memories reached first, activated in proportion to those memories.
-        top = sorted(scores.items(), key=lambda x: -x[1])[: 2 * FEEDBACK_HITS]
+        top = heapq.nlargest(2 * FEEDBACK_HITS, scores.items(), key=lambda x: x[1])
         best = top[0][1] if top else 0.0
         second: dict[str, float] = {}
         for memory_id, keys in self._lexical.entities_of(namespaces, [m for m, _ in top]).items():
@@ -163,22 +165,21 @@ class HybridRetriever:
                     second[key] = max(second.get(key, 0.0), hop_decay * scores[memory_id] / best)
         for memory_id, score in self._spread(namespaces, second).items():
             scores[memory_id] = scores.get(memory_id, 0.0) + score
-        return dict(sorted(scores.items(), key=lambda x: -x[1])[:depth])
+        return dict(heapq.nlargest(depth, scores.items(), key=lambda x: x[1]))
 
     def _spread(self, namespaces: Sequence[str], activation: dict[str, float]) -> dict[str, float]:
         """Memories mentioning activated entities, each scored by the activation it receives."""
         scores: dict[str, float] = {}
-        for key, memories in self._lexical.memories_with_entities(namespaces, activation).items():
+        for key, memories in self._lexical.memories_with_entities(namespaces, activation, MAX_KEY_MEMORIES).items():
             share = activation[key] / math.sqrt(len(memories))  # a key many memories share says little
             for memory_id in memories:
                 scores[memory_id] = scores.get(memory_id, 0.0) + share
         return scores
 
     def _rows(self, query: SearchQuery, ids: set[str], signals: Sequence[str]) -> list[MemoryRow]:
-        rows = self._repository.get_many(list(ids), query.namespaces) if ids else []
+        rows = self._row_cache.get_many(list(ids), query.namespaces) if ids else []
         return [r for r in rows
                 if set(query.tags) <= set(r.tags)
                 and (query.since is None or r.created_at >= query.since)
                 and (query.until is None or r.created_at < query.until)
-                and (not query.session_id or r.session_id == query.session_id)
-                and (query.include_history or r.superseded_by is None)]
+                and (not query.session_id or r.session_id == query.session_id)]

@@ -14,7 +14,8 @@ from memory_daemon.activation import Analysis
 from memory_daemon.caller import Caller
 from memory_daemon.graph import GraphService
 from memory_daemon.graph_rpc import fact_message
-from memory_daemon.errors import InvalidArgument
+from memory_daemon.errors import InvalidArgument, Unavailable
+from memory_daemon.preflight import TOKEN_ESTIMATOR, ContextCompiler
 from memory_daemon.memories import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
 from preprocessing.dedup import DedupVerdict
 
@@ -76,9 +77,10 @@ class MemoryRpc:
     """The MemoryService handlers, by RPC name; called from gRPC and from the MCP bridge alike."""
 
     def __init__(self, memories: MemoryService, database: Database, listen_address: str,
-                 graph: GraphService | None = None) -> None:
+                 graph: GraphService | None = None, compiler: ContextCompiler | None = None) -> None:
         self._memories = memories
         self._graph = graph
+        self._compiler = compiler
         self._database = database
         self._listen_address = listen_address
         self._started = time.monotonic()
@@ -158,6 +160,19 @@ class MemoryRpc:
             listen_address=self._listen_address, namespace=caller.namespace,
         )
 
+    def CompileContext(self, request: pb.CompileContextRequest, caller: Caller) -> pb.CompileContextReply:
+        if self._compiler is None:
+            raise Unavailable("context compilation is not configured in this daemon")
+        compiled = self._compiler.compile(caller.namespace, request.task, request.session_id.strip(),
+                                          request.max_tokens if request.HasField("max_tokens") else None)
+        return pb.CompileContextReply(
+            markdown=compiled.markdown,
+            items=[pb.ContextItem(tier=l.tier, kind=l.kind, id=l.id, text=l.text, tokens=l.tokens,
+                                  relevance=round(l.relevance, 4)) for l in compiled.lines],
+            tokens_used=compiled.tokens_used, max_tokens=compiled.max_tokens, token_estimator=TOKEN_ESTIMATOR,
+            left_out=compiled.left_out,
+        )
+
     def recent_memories(self, caller: Caller, limit: int = 20) -> list[pb.Memory]:
         return [memory_message(r) for r in self._memories.recent(caller.namespace, limit)]
 
@@ -167,8 +182,9 @@ class RpcTable:
     """The handler objects of every service, so the MCP bridge can dispatch a tool to its RPC."""
 
     memory: MemoryRpc
-    graph: object  # GraphRpc; typed loosely because graph_rpc imports Caller from here
+    graph: object  # GraphRpc
+    decision: object  # DecisionRpc
 
     def handler(self, service_name: str, rpc_name: str):
-        target = {"MemoryService": self.memory, "GraphService": self.graph}[service_name]
+        target = {"MemoryService": self.memory, "GraphService": self.graph, "DecisionService": self.decision}[service_name]
         return getattr(target, rpc_name)

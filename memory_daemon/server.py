@@ -28,8 +28,13 @@ from memory_daemon.logs import log_event
 from memory_daemon.graph import GraphService
 from memory_daemon.graph_rpc import GraphRpc
 from memory_daemon.memories import MemoryService
+from memory_daemon.preflight import ContextCompiler, working_memory_lines
 from memory_daemon.rpc import MemoryRpc, RpcTable
-from memory_daemon.services import BlockingRunner, GraphServicer, McpBridgeServicer, MemoryServicer
+from memory_daemon.decision_rpc import DecisionRpc
+from memory_daemon.decisions import DecisionLog
+from memory_daemon.services import BlockingRunner, DecisionServicer, GraphServicer, McpBridgeServicer, MemoryServicer
+from memory_daemon.sessions import SessionMemory
+from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
 
 SHUTDOWN_GRACE_SECONDS = 10.0
@@ -95,8 +100,12 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
 
     threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
     graph = GraphService(GraphRepository(database))
-    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval)
-    rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph), GraphRpc(graph))
+    sessions = SessionMemory()
+    decisions = DecisionLog(DecisionRepository(database), sessions)
+    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions)
+    compiler = ContextCompiler(memories, graph, working_memory_lines(sessions), decisions)
+    rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph, compiler), GraphRpc(graph),
+                    DecisionRpc(decisions))
     runner = BlockingRunner(settings.worker_threads)
 
     interceptors: list[grpc.aio.ServerInterceptor] = [AccessLogInterceptor()]
@@ -109,6 +118,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     )
     pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpcs.memory, runner), server)
     pb_grpc.add_GraphServiceServicer_to_server(GraphServicer(rpcs.graph, runner), server)
+    pb_grpc.add_DecisionServiceServicer_to_server(DecisionServicer(rpcs.decision, runner), server)
     pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpcs, runner), server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

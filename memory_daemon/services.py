@@ -70,14 +70,22 @@ class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
         try:
             caller = caller_of(context)
             total = pb.ImportReply()
+
+            async def apply(chunk: list[pb.ImportRecord]) -> None:
+                # MergeFrom would overwrite the counts with the last chunk's; they are summed instead.
+                reply = await self._runner.run(self._rpc.ImportMemories, chunk, caller)
+                total.imported += reply.imported
+                total.skipped += reply.skipped
+                total.errors.extend(reply.errors)
+
             chunk: list[pb.ImportRecord] = []
             async for record in request_iterator:
                 chunk.append(record)
                 if len(chunk) >= IMPORT_CHUNK:
-                    total.MergeFrom(await self._runner.run(self._rpc.ImportMemories, chunk, caller))
+                    await apply(chunk)
                     chunk = []
             if chunk:
-                total.MergeFrom(await self._runner.run(self._rpc.ImportMemories, chunk, caller))
+                await apply(chunk)
             return total
         except Exception as error:
             await abort_with(context, error)
@@ -85,6 +93,10 @@ class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
 
 class GraphServicer(_Forwarding, pb_grpc.GraphServiceServicer):
     """GraphService, forwarded to GraphRpc."""
+
+
+class DecisionServicer(_Forwarding, pb_grpc.DecisionServiceServicer):
+    """DecisionService, forwarded to DecisionRpc."""
 
 
 def _forward(rpc_name: str):
@@ -95,7 +107,8 @@ def _forward(rpc_name: str):
     return handler
 
 
-for _servicer, _service in ((MemoryServicer, "MemoryService"), (GraphServicer, "GraphService")):
+for _servicer, _service in ((MemoryServicer, "MemoryService"), (GraphServicer, "GraphService"),
+                            (DecisionServicer, "DecisionService")):
     for _method in pb.DESCRIPTOR.services_by_name[_service].methods:
         if not _method.client_streaming:
             setattr(_servicer, _method.name, _forward(_method.name))

@@ -16,12 +16,20 @@ _LEANS_ON_CONTEXT = re.compile(
     r"that one|this one)\b|\b(that|it|this|those|them|the latter|the former)\b",
     re.IGNORECASE,
 )
+# Pronouns that point back to something named earlier, for updates that do not repeat their subject.
+_POINTS_BACK = re.compile(r"\b(it|it's|its|they|they're|them|their|there|that|this|those|he|she|his|her)\b", re.I)
 MAX_LEANING_WORDS = 12
+MAX_POINTING_WORDS = 30
 
 
 def leans_on_context(message: str) -> bool:
     """A short message that only makes sense with what was said before it."""
     return len(message.split()) <= MAX_LEANING_WORDS and bool(_LEANS_ON_CONTEXT.search(message))
+
+
+def points_back(message: str) -> bool:
+    """A message of up to 30 words that refers to something by pronoun ("they're closed, so ... instead")."""
+    return len(message.split()) <= MAX_POINTING_WORDS and bool(_POINTS_BACK.search(message))
 
 
 @dataclass

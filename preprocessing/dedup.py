@@ -135,6 +135,19 @@ _MARKERS: dict[str, re.Pattern[str]] = {
     "correction": re.compile(r"\b(?:actually|(?:it )?turns out|correction|i was wrong|to be clear)\b"),
 }
 _ANY_MARKER = re.compile("|".join(p.pattern for p in _MARKERS.values()), re.I)
+
+
+# Words by which a later statement revises an earlier one without the comparison markers above.
+_REVISING = re.compile(r"\b(?:again|back (?:to|into|on|in)|revers(?:e|ed|al)|misread|mishear\w*|misheard|misremember\w*"
+                       r"|mis(?:took|taken)|mistake|wrong|correct(?:ed|s|ion)|disabled|enabled|sold|bought|got rid of"
+                       r"|cancel\w*|from next \w+|from (?:now|then) on|later|earlier|new policy|wrote back|checked)\b", re.I)
+
+
+def announces_change(text: str) -> bool:
+    """The text says something changed, stopped, came back or was corrected ("moved it to", "no longer",
+    "actually", "again", "I misread")."""
+    return bool(_ANY_MARKER.search(text) or _REVISING.search(text))
+
 # Polarity: a negator, a word with a negation inside it ("I dislike X" agrees with "I don't like X"
 # and contradicts "I like X"; "turned off" contradicts "enabled"), or ceasing ("I quit coffee").
 _NEGATIVE = re.compile(r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|anymore|any more"

@@ -51,12 +51,20 @@ class Database:
         with self._write_lock:
             cursor = self.cursor()
             cursor.begin()
+            self._local.in_transaction = True
             try:
                 yield cursor
             except BaseException:
                 cursor.rollback()
                 raise
-            cursor.commit()
+            else:
+                cursor.commit()
+            finally:
+                self._local.in_transaction = False
+
+    def in_transaction(self) -> bool:
+        """Whether this thread is inside transaction(): what it reads there may still be rolled back."""
+        return getattr(self._local, "in_transaction", False)
 
     def schema_version(self) -> int:
         row = self.cursor().execute("SELECT max(version) FROM schema_version").fetchone()

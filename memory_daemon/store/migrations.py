@@ -119,4 +119,36 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "ALTER TABLE memories ADD COLUMN superseded_at TIMESTAMP",
         ),
     ),
+    (
+        5,
+        (
+            # The decision log. `summary` and `key_choice` are generated when the decision is logged;
+            # `tier` (hot, warm or cold) moves with use and idleness (memory_daemon/decisions.py);
+            # the outcome columns stay NULL until an outcome is recorded.
+            """
+            CREATE TABLE decisions (
+                id                  VARCHAR PRIMARY KEY,
+                namespace           VARCHAR NOT NULL,
+                type                VARCHAR NOT NULL,
+                question            VARCHAR NOT NULL,
+                options             VARCHAR[] NOT NULL,
+                chosen              VARCHAR NOT NULL,
+                reasoning           VARCHAR NOT NULL,
+                confidence          DOUBLE NOT NULL,
+                session_id          VARCHAR NOT NULL,
+                summary             VARCHAR NOT NULL,
+                key_choice          VARCHAR NOT NULL,
+                tier                VARCHAR NOT NULL,
+                created_at          TIMESTAMP NOT NULL,
+                last_accessed_at    TIMESTAMP NOT NULL,
+                access_count        BIGINT NOT NULL,
+                outcome_recorded_at TIMESTAMP,
+                was_successful      BOOLEAN,
+                impact_score        DOUBLE,
+                learnings           VARCHAR
+            )
+            """,
+            "CREATE INDEX decisions_session ON decisions (session_id)",
+        ),
+    ),
 )

@@ -45,3 +45,31 @@ def seed_graph(database: Database, namespace: str, facts: int, entities: int) ->
         [namespace, entities, entities, entities, entities, facts],
     )
     con.execute("CHECKPOINT")
+
+
+_TECHNOLOGIES = ("PostgreSQL", "Redis", "Kafka", "RabbitMQ", "Django", "FastAPI", "React", "Kubernetes", "Terraform",
+                 "Python 3.12", "Go", "Rust", "nginx", "Grafana", "Prometheus", "S3", "DynamoDB", "Celery", "gRPC", "GraphQL")
+
+
+def seed_memories(database: Database, namespace: str, count: int) -> None:
+    """`count` template memories about services, hosts and technologies, with random unit-free embeddings.
+
+    The embeddings are random, so dense scores are meaningless here; the rows exist to measure latency at scale.
+    """
+    technologies = list(_TECHNOLOGIES)
+    con = database.cursor()
+    con.execute(
+        """
+        INSERT INTO memories (id, namespace, content, tags, entities, strength, created_at, last_used_at, use_count,
+                              source, context, session_id, meta, external_id, search_text, embedding)
+        SELECT id, ?, content, []::VARCHAR[], []::VARCHAR[], 1.0, created, created, 0, 'synthetic', '', '', '{}',
+               id, lower(content), list_transform(range(384), lambda x: (random() - 0.5)::FLOAT)::FLOAT[384]
+          FROM (SELECT 'mem_' || lpad(i::VARCHAR, 12, '0') AS id,
+                       'service_' || (i % 997)::VARCHAR || ' uses ' || (?::VARCHAR[])[1 + i % 20] || ' on host-'
+                           || (i % 53)::VARCHAR || '; owner team-' || (i % 31)::VARCHAR || ', note ' || i::VARCHAR AS content,
+                       TIMESTAMP '2024-01-01' + to_seconds(i * 30) AS created
+                  FROM range(?) t(i))
+        """,
+        [namespace, technologies, count],
+    )
+    con.execute("CHECKPOINT")

@@ -821,3 +821,204 @@ class ReadGraphReply(_message.Message):
     facts: _containers.RepeatedCompositeFieldContainer[Fact]
     relations: _containers.RepeatedCompositeFieldContainer[Relation]
     def __init__(self, entities: _Optional[_Iterable[_Union[Entity, _Mapping]]] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., relations: _Optional[_Iterable[_Union[Relation, _Mapping]]] = ...) -> None: ...
+
+class DecisionOutcome(_message.Message):
+    __slots__ = ("recorded", "was_successful", "impact_score", "learnings", "recorded_at")
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    WAS_SUCCESSFUL_FIELD_NUMBER: _ClassVar[int]
+    IMPACT_SCORE_FIELD_NUMBER: _ClassVar[int]
+    LEARNINGS_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_AT_FIELD_NUMBER: _ClassVar[int]
+    recorded: bool
+    was_successful: bool
+    impact_score: float
+    learnings: str
+    recorded_at: str
+    def __init__(self, recorded: _Optional[bool] = ..., was_successful: _Optional[bool] = ..., impact_score: _Optional[float] = ..., learnings: _Optional[str] = ..., recorded_at: _Optional[str] = ...) -> None: ...
+
+class Decision(_message.Message):
+    __slots__ = ("id", "type", "question", "options", "chosen", "reasoning", "confidence", "session_id", "summary", "key_choice", "tier", "created_at", "last_accessed_at", "access_count", "outcome", "namespace")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    CHOSEN_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    KEY_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACCESSED_AT_FIELD_NUMBER: _ClassVar[int]
+    ACCESS_COUNT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    type: str
+    question: str
+    options: _containers.RepeatedScalarFieldContainer[str]
+    chosen: str
+    reasoning: str
+    confidence: float
+    session_id: str
+    summary: str
+    key_choice: str
+    tier: str
+    created_at: str
+    last_accessed_at: str
+    access_count: int
+    outcome: DecisionOutcome
+    namespace: str
+    def __init__(self, id: _Optional[str] = ..., type: _Optional[str] = ..., question: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., chosen: _Optional[str] = ..., reasoning: _Optional[str] = ..., confidence: _Optional[float] = ..., session_id: _Optional[str] = ..., summary: _Optional[str] = ..., key_choice: _Optional[str] = ..., tier: _Optional[str] = ..., created_at: _Optional[str] = ..., last_accessed_at: _Optional[str] = ..., access_count: _Optional[int] = ..., outcome: _Optional[_Union[DecisionOutcome, _Mapping]] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class LogDecisionRequest(_message.Message):
+    __slots__ = ("type", "question", "options", "chosen", "reasoning", "confidence", "session_id")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    CHOSEN_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    question: str
+    options: _containers.RepeatedScalarFieldContainer[str]
+    chosen: str
+    reasoning: str
+    confidence: float
+    session_id: str
+    def __init__(self, type: _Optional[str] = ..., question: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., chosen: _Optional[str] = ..., reasoning: _Optional[str] = ..., confidence: _Optional[float] = ..., session_id: _Optional[str] = ...) -> None: ...
+
+class LogDecisionReply(_message.Message):
+    __slots__ = ("decision",)
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    decision: Decision
+    def __init__(self, decision: _Optional[_Union[Decision, _Mapping]] = ...) -> None: ...
+
+class RecordOutcomeRequest(_message.Message):
+    __slots__ = ("decision_id", "was_successful", "impact_score", "learnings")
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    WAS_SUCCESSFUL_FIELD_NUMBER: _ClassVar[int]
+    IMPACT_SCORE_FIELD_NUMBER: _ClassVar[int]
+    LEARNINGS_FIELD_NUMBER: _ClassVar[int]
+    decision_id: str
+    was_successful: bool
+    impact_score: float
+    learnings: str
+    def __init__(self, decision_id: _Optional[str] = ..., was_successful: _Optional[bool] = ..., impact_score: _Optional[float] = ..., learnings: _Optional[str] = ...) -> None: ...
+
+class RecordOutcomeReply(_message.Message):
+    __slots__ = ("decision",)
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    decision: Decision
+    def __init__(self, decision: _Optional[_Union[Decision, _Mapping]] = ...) -> None: ...
+
+class ListDecisionsRequest(_message.Message):
+    __slots__ = ("session_id", "type", "tier", "limit")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    type: str
+    tier: str
+    limit: int
+    def __init__(self, session_id: _Optional[str] = ..., type: _Optional[str] = ..., tier: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListDecisionsReply(_message.Message):
+    __slots__ = ("decisions",)
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    decisions: _containers.RepeatedCompositeFieldContainer[Decision]
+    def __init__(self, decisions: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ...) -> None: ...
+
+class GetSessionRequest(_message.Message):
+    __slots__ = ("session_id",)
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
+
+class WorkingItem(_message.Message):
+    __slots__ = ("kind", "id", "text", "at")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    id: str
+    text: str
+    at: str
+    def __init__(self, kind: _Optional[str] = ..., id: _Optional[str] = ..., text: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
+
+class SessionSummary(_message.Message):
+    __slots__ = ("decisions", "decisions_by_type", "outcomes_recorded", "success_rate", "text")
+    class DecisionsByTypeEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_BY_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOMES_RECORDED_FIELD_NUMBER: _ClassVar[int]
+    SUCCESS_RATE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    decisions: int
+    decisions_by_type: _containers.ScalarMap[str, int]
+    outcomes_recorded: int
+    success_rate: float
+    text: str
+    def __init__(self, decisions: _Optional[int] = ..., decisions_by_type: _Optional[_Mapping[str, int]] = ..., outcomes_recorded: _Optional[int] = ..., success_rate: _Optional[float] = ..., text: _Optional[str] = ...) -> None: ...
+
+class GetSessionReply(_message.Message):
+    __slots__ = ("session_id", "working_memory", "summary")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKING_MEMORY_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    working_memory: _containers.RepeatedCompositeFieldContainer[WorkingItem]
+    summary: SessionSummary
+    def __init__(self, session_id: _Optional[str] = ..., working_memory: _Optional[_Iterable[_Union[WorkingItem, _Mapping]]] = ..., summary: _Optional[_Union[SessionSummary, _Mapping]] = ...) -> None: ...
+
+class CompileContextRequest(_message.Message):
+    __slots__ = ("task", "session_id", "max_tokens")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    MAX_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    task: str
+    session_id: str
+    max_tokens: int
+    def __init__(self, task: _Optional[str] = ..., session_id: _Optional[str] = ..., max_tokens: _Optional[int] = ...) -> None: ...
+
+class ContextItem(_message.Message):
+    __slots__ = ("tier", "kind", "id", "text", "tokens", "relevance")
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    tier: int
+    kind: str
+    id: str
+    text: str
+    tokens: int
+    relevance: float
+    def __init__(self, tier: _Optional[int] = ..., kind: _Optional[str] = ..., id: _Optional[str] = ..., text: _Optional[str] = ..., tokens: _Optional[int] = ..., relevance: _Optional[float] = ...) -> None: ...
+
+class CompileContextReply(_message.Message):
+    __slots__ = ("markdown", "items", "tokens_used", "max_tokens", "token_estimator", "left_out")
+    MARKDOWN_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_USED_FIELD_NUMBER: _ClassVar[int]
+    MAX_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_ESTIMATOR_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
+    markdown: str
+    items: _containers.RepeatedCompositeFieldContainer[ContextItem]
+    tokens_used: int
+    max_tokens: int
+    token_estimator: str
+    left_out: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, markdown: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., tokens_used: _Optional[int] = ..., max_tokens: _Optional[int] = ..., token_estimator: _Optional[str] = ..., left_out: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -82,6 +82,11 @@ class MemoryServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.FromString,
                 _registered_method=True)
+        self.CompileContext = channel.unary_unary(
+                '/cortexd.v1.MemoryService/CompileContext',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextReply.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -161,6 +166,17 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CompileContext(self, request, context):
+        """Preflight for a task: the context worth knowing before starting it,
+        within a token budget. Tier 1 is the session's working memory, tier 2 the
+        relevant memories, active facts, invariants and decisions, tier 3 the
+        session summary. Superseded facts and memories never appear; every line
+        cites its source id. Returns markdown and the structured items.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -208,6 +224,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.GetStatus,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.SerializeToString,
+            ),
+            'CompileContext': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompileContext,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -456,6 +477,33 @@ class MemoryService:
             '/cortexd.v1.MemoryService/GetStatus',
             cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CompileContext(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/CompileContext',
+            cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.CompileContextReply.FromString,
             options,
             channel_credentials,
             insecure,
@@ -862,6 +910,218 @@ class GraphService:
             '/cortexd.v1.GraphService/ReadGraph',
             cortexd_dot_v1_dot_cortexd__pb2.ReadGraphRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.ReadGraphReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
+class DecisionServiceStub:
+    """The decision log and sessions: what was decided, why, how it turned out,
+    and each session's working memory and summary.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.LogDecision = channel.unary_unary(
+                '/cortexd.v1.DecisionService/LogDecision',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.LogDecisionRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.LogDecisionReply.FromString,
+                _registered_method=True)
+        self.RecordOutcome = channel.unary_unary(
+                '/cortexd.v1.DecisionService/RecordOutcome',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.RecordOutcomeRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RecordOutcomeReply.FromString,
+                _registered_method=True)
+        self.ListDecisions = channel.unary_unary(
+                '/cortexd.v1.DecisionService/ListDecisions',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ListDecisionsRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ListDecisionsReply.FromString,
+                _registered_method=True)
+        self.GetSession = channel.unary_unary(
+                '/cortexd.v1.DecisionService/GetSession',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetSessionRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetSessionReply.FromString,
+                _registered_method=True)
+
+
+class DecisionServiceServicer:
+    """The decision log and sessions: what was decided, why, how it turned out,
+    and each session's working memory and summary.
+    """
+
+    def LogDecision(self, request, context):
+        """Log a decision: the question, the options, the choice and the reasoning.
+        Returns it with a generated one-line summary and key choice.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordOutcome(self, request, context):
+        """Record how a decision turned out: success, impact and what was learned.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDecisions(self, request, context):
+        """Decisions, newest first, filtered by session, type or tier.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSession(self, request, context):
+        """A session's working memory (its last decisions and notes) and its summary.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_DecisionServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'LogDecision': grpc.unary_unary_rpc_method_handler(
+                    servicer.LogDecision,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.LogDecisionRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.LogDecisionReply.SerializeToString,
+            ),
+            'RecordOutcome': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordOutcome,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RecordOutcomeRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.RecordOutcomeReply.SerializeToString,
+            ),
+            'ListDecisions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDecisions,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ListDecisionsRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ListDecisionsReply.SerializeToString,
+            ),
+            'GetSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSession,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetSessionRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetSessionReply.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'cortexd.v1.DecisionService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('cortexd.v1.DecisionService', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class DecisionService:
+    """The decision log and sessions: what was decided, why, how it turned out,
+    and each session's working memory and summary.
+    """
+
+    @staticmethod
+    def LogDecision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.DecisionService/LogDecision',
+            cortexd_dot_v1_dot_cortexd__pb2.LogDecisionRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.LogDecisionReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordOutcome(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.DecisionService/RecordOutcome',
+            cortexd_dot_v1_dot_cortexd__pb2.RecordOutcomeRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.RecordOutcomeReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDecisions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.DecisionService/ListDecisions',
+            cortexd_dot_v1_dot_cortexd__pb2.ListDecisionsRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ListDecisionsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.DecisionService/GetSession',
+            cortexd_dot_v1_dot_cortexd__pb2.GetSessionRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.GetSessionReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,185 @@
+"""compile_context: the three-tier, token-budgeted, provenance-cited context a host reads before a task."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memory_daemon.decisions import DecisionLog
+from memory_daemon.errors import InvalidArgument, NotFound
+from memory_daemon.sessions import SessionMemory
+from memory_daemon.graph import GraphService
+from memory_daemon.memories import MemoryService
+from memory_daemon.store.graph import EpisodeRow, FactRow
+from memory_daemon.timefmt import format_iso
+from preprocessing.terms import query_terms, salient_keys
+
+DEFAULT_BUDGET = 350
+MIN_BUDGET, MAX_BUDGET = 50, 8000
+TOKEN_ESTIMATOR = "ceil(characters / 4), counted on every line including headings"
+MIN_RELEVANCE = 0.35  # share of the best match's fused score a memory needs to enter tier 2
+TIER_WEIGHT = {1: 3.0, 2: 1.0, 3: 0.6}
+TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "Session summary"}
+HEADER = "# Context for: {task}\n"
+MAX_LINE_CHARS = 400
+
+
+def estimate_tokens(text: str) -> int:
+    """The one token estimator: about four characters a token, the usual rule of thumb for English BPE tokenizers."""
+    return math.ceil(len(text) / 4)
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    tier: int
+    kind: str  # memory, fact, decision, episode, note or summary
+    id: str
+    text: str  # citation included
+    relevance: float  # in [0, 1]
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text + "\n")
+
+    @property
+    def utility(self) -> float:
+        return TIER_WEIGHT[self.tier] * self.relevance
+
+
+@dataclass(frozen=True)
+class CompiledContext:
+    markdown: str
+    lines: tuple[ContextLine, ...]
+    tokens_used: int
+    max_tokens: int
+    left_out: tuple[str, ...]
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
+
+
+def pack(lines: Sequence[ContextLine], budget: int) -> tuple[list[ContextLine], list[ContextLine]]:
+    """Greedy utility-density knapsack: best utility per token first; a line enters only if it still fits."""
+    chosen, left = [], []
+    used = 0
+    for line in sorted(lines, key=lambda l: (-l.utility / max(l.tokens, 1), -l.utility)):
+        section = 0 if any(c.tier == line.tier for c in chosen) else estimate_tokens(f"\n## {TIER_TITLE[line.tier]}\n")
+        if used + line.tokens + section <= budget:
+            chosen.append(line)
+            used += line.tokens + section
+        else:
+            left.append(line)
+    return chosen, left
+
+
+def render(task: str, lines: Sequence[ContextLine]) -> str:
+    parts = [HEADER.format(task=_clip(task))]
+    for tier in (1, 2, 3):
+        tier_lines = sorted((l for l in lines if l.tier == tier), key=lambda l: -l.relevance)
+        if tier_lines:
+            parts.append(f"\n## {TIER_TITLE[tier]}\n")
+            parts.extend(line.text + "\n" for line in tier_lines)
+    return "".join(parts)
+
+
+class ContextCompiler:
+    """Gathers candidates from working memory, retrieval and the graph, then packs them under the budget."""
+
+    def __init__(self, memories: MemoryService, graph: GraphService,
+                 working_memory: Callable[[str, str], Sequence[ContextLine]] | None = None,
+                 decisions: DecisionLog | None = None) -> None:
+        self._memories = memories
+        self._graph = graph
+        self._working_memory = working_memory
+        self._decisions = decisions
+
+    def compile(self, namespace: str, task: str, session_id: str = "", max_tokens: int | None = None,
+                episode_kinds: Sequence[str] = ("invariant", "adr", "decision", "bug_root_cause", "migration")) -> CompiledContext:
+        task = task.strip()
+        if not task:
+            raise InvalidArgument("task must not be empty")
+        budget = DEFAULT_BUDGET if max_tokens is None else max_tokens
+        if not MIN_BUDGET <= budget <= MAX_BUDGET:
+            raise InvalidArgument(f"max_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, got {budget}")
+        candidates: list[ContextLine] = []
+        if session_id and self._working_memory is not None:
+            candidates += self._working_memory(namespace, session_id)
+        candidates += self._memory_lines(namespace, task)
+        candidates += self._fact_lines(namespace, task)
+        candidates += self._episode_lines(namespace, task, episode_kinds)
+        candidates += self._decision_lines(namespace, task)
+        if session_id and self._decisions is not None:
+            summary = self._decisions.session_summary(namespace, session_id).text
+            if summary:
+                candidates.append(ContextLine(3, "summary", session_id, f"- {_clip(summary)} [SESSION:{session_id}]", 0.5))
+        unique = list({(c.kind, c.id): c for c in candidates}.values())
+        header = estimate_tokens(HEADER.format(task=_clip(task)))
+        chosen, left = pack(unique, budget - header)
+        markdown = render(task, chosen)
+        return CompiledContext(markdown, tuple(chosen), estimate_tokens(markdown), budget, tuple(l.id for l in left))
+
+    def _memory_lines(self, namespace: str, task: str) -> list[ContextLine]:
+        hits = [h for h in self._memories.search(namespace, task, 20, (), "", "") if h.memory.superseded_by is None]
+        if not hits:
+            return []
+        best = hits[0].score
+        return [ContextLine(2, "memory", h.memory.id, f"- {_clip(h.memory.content)} [MEM:{h.memory.id}]", h.score / best)
+                for h in hits if h.score / best >= MIN_RELEVANCE]
+
+    def _fact_lines(self, namespace: str, task: str) -> list[ContextLine]:
+        """Active facts about the task's entities (superseded and retracted facts are never candidates)."""
+        facts: dict[str, FactRow] = {}
+        for key in salient_keys(task) | set(query_terms(task)):
+            try:
+                view = self._graph.query_entity(namespace, key, 1, False)
+            except (NotFound, InvalidArgument):
+                continue
+            for fact in (*view.active, *view.edges):
+                facts.setdefault(fact.id, fact)
+        names = self._graph.entity_names(namespace, [f.subject_id for f in facts.values()])
+        return [ContextLine(2, "fact", f.id, f"- {names.get(f.subject_id, f.subject_id)} {f.predicate} {_clip(f.object_value)}"
+                            f" (since {format_iso(f.valid_from)[:10]}) [FACT:{f.id}]" + (f" (source {f.source})" if f.source else ""),
+                            0.9 * f.confidence)
+                for f in facts.values()]
+
+    def _decision_lines(self, namespace: str, task: str) -> list[ContextLine]:
+        """Logged decisions that share words with the task, with their outcome when one was recorded."""
+        if self._decisions is None:
+            return []
+        wanted = set(query_terms(task))
+        lines = []
+        for decision in self._decisions.recent(namespace, 200):
+            overlap = len(wanted & set(query_terms(f"{decision.question} {decision.chosen} {decision.summary}")))
+            if overlap:
+                outcome = "" if decision.outcome_recorded_at is None else \
+                    (" (worked)" if decision.was_successful else " (did not work)")
+                lines.append(ContextLine(2, "decision", decision.id, f"- {_clip(decision.summary)}{outcome} [DEC:{decision.id}]",
+                                         min(1.0, 0.5 + 0.15 * overlap)))
+        return lines
+
+    def _episode_lines(self, namespace: str, task: str, kinds: Sequence[str]) -> list[ContextLine]:
+        wanted = set(query_terms(task))
+        lines = []
+        for episode in self._graph.recent_episodes(namespace, 500, kinds):
+            overlap = len(wanted & set(query_terms(f"{episode.title} {episode.body} {' '.join(episode.files)}")))
+            if overlap:
+                lines.append(ContextLine(2, "episode", episode.id, _episode_text(episode),
+                                         min(1.0, 0.5 + 0.15 * overlap + (0.2 if episode.kind == "invariant" else 0.0))))
+        return lines
+
+
+def working_memory_lines(sessions: SessionMemory) -> Callable[[str, str], list[ContextLine]]:
+    """Tier 1 from a session's working memory: its last decisions and notes, newest most relevant."""
+    def lines(namespace: str, session_id: str) -> list[ContextLine]:
+        items = sessions.working_memory(namespace, session_id)
+        return [ContextLine(1, item.kind, item.id, f"- {_clip(item.text)} [{'DEC' if item.kind == 'decision' else 'MEM'}:{item.id}]",
+                            1.0 - 0.1 * rank) for rank, item in enumerate(items)]
+    return lines
+
+
+def _episode_text(episode: EpisodeRow) -> str:
+    body = f": {episode.body}" if episode.body.strip() else ""
+    return f"- {episode.kind} {format_iso(episode.occurred_at)[:10]} {_clip(episode.title + body)} [EP:{episode.id}]"

@@ -1,0 +1,45 @@
+"""Memory rows held in RAM beside the search indexes, so ranking never waits on DuckDB's per-query cost."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from memory_daemon.store import MemoryRow
+
+
+class RowCache:
+    """Every memory the indexes hold, and every memory written since; DuckDB stays the source of truth.
+
+    Fetching 100 rows by id costs DuckDB about 25 ms at 100k memories (an IN list becomes a scan); a search
+    needs the rows of all its candidates for filters and decay, so they are kept here and updated on each write.
+    """
+
+    def __init__(self, fetch: Callable[[Sequence[str], Sequence[str]], list[MemoryRow]]) -> None:
+        self._fetch = fetch
+        self._rows: dict[str, MemoryRow] = {}
+        self._lock = threading.Lock()
+
+    def put(self, rows: Iterable[MemoryRow]) -> None:
+        with self._lock:
+            for row in rows:
+                self._rows[row.id] = row
+
+    def mark_superseded(self, memory_id: str, successor_id: str, at: datetime) -> None:
+        with self._lock:
+            row = self._rows.get(memory_id)
+            if row is not None and row.superseded_by is None:
+                self._rows[memory_id] = replace(row, superseded_by=successor_id, superseded_at=at)
+
+    def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
+        with self._lock:
+            found = [self._rows[i] for i in ids if i in self._rows]
+        missing = [i for i in ids if i not in self._rows]
+        if missing:
+            fetched = self._fetch(missing, namespaces)
+            self.put(fetched)
+            found += fetched
+        allowed = set(namespaces)
+        return [row for row in found if row.namespace in allowed]
