@@ -92,10 +92,6 @@ class GraphRpc:
 
     # -- resources and prompts ----------------------------------------------
 
-    @property
-    def domain(self) -> GraphService:
-        return self._graph
-
     def summary(self, caller: Caller) -> dict:
         counts = self._graph.counts(caller.namespace)
         report = self._graph.verify_integrity(caller.namespace)

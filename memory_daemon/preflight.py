@@ -19,6 +19,7 @@ DEFAULT_BUDGET = 350
 MIN_BUDGET, MAX_BUDGET = 50, 8000
 TOKEN_ESTIMATOR = "ceil(characters / 4), counted on every line including headings"
 MIN_RELEVANCE = 0.35  # share of the best match's fused score a memory needs to enter tier 2
+MIN_DENSE_ON_TOPIC = 0.45  # cosine at which a memory with no word of the task in common still counts as on topic
 TIER_WEIGHT = {1: 3.0, 2: 1.0, 3: 0.6}
 TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "Session summary"}
 HEADER = "# Context for: {task}\n"
@@ -122,7 +123,8 @@ class ContextCompiler:
         return CompiledContext(markdown, tuple(chosen), estimate_tokens(markdown), budget, tuple(l.id for l in left))
 
     def _memory_lines(self, namespace: str, task: str) -> list[ContextLine]:
-        hits = [h for h in self._memories.search(namespace, task, 20, (), "", "") if h.memory.superseded_by is None]
+        hits = [h for h in self._memories.search(namespace, task, 20, (), "", "")
+                if h.memory.superseded_by is None and _on_topic(h.signal_scores)]
         if not hits:
             return []
         best = hits[0].score
@@ -169,6 +171,11 @@ class ContextCompiler:
                 lines.append(ContextLine(2, "episode", episode.id, _episode_text(episode),
                                          min(1.0, 0.5 + 0.15 * overlap + (0.2 if episode.kind == "invariant" else 0.0))))
         return lines
+
+
+def _on_topic(signal_scores: dict[str, float]) -> bool:
+    """A memory shares words with the task, or means nearly the same; graph and decay alone are not enough."""
+    return signal_scores.get("lexical", 0.0) > 0 or signal_scores.get("dense", 0.0) >= MIN_DENSE_ON_TOPIC
 
 
 def working_memory_lines(sessions: SessionMemory) -> Callable[[str, str], list[ContextLine]]:

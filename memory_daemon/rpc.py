@@ -160,10 +160,14 @@ class MemoryRpc:
             listen_address=self._listen_address, namespace=caller.namespace,
         )
 
-    def CompileContext(self, request: pb.CompileContextRequest, caller: Caller) -> pb.CompileContextReply:
+    @property
+    def compiler(self) -> ContextCompiler:
         if self._compiler is None:
             raise Unavailable("context compilation is not configured in this daemon")
-        compiled = self._compiler.compile(caller.namespace, request.task, request.session_id.strip(),
+        return self._compiler
+
+    def CompileContext(self, request: pb.CompileContextRequest, caller: Caller) -> pb.CompileContextReply:
+        compiled = self.compiler.compile(caller.namespace, request.task, request.session_id.strip(),
                                           request.max_tokens if request.HasField("max_tokens") else None)
         return pb.CompileContextReply(
             markdown=compiled.markdown,

@@ -92,13 +92,13 @@ PROMPTS = (
         "architecture-briefing",
         "What is true now about a component: its active facts, the invariants and the decisions that concern it.",
         (pb.PromptArgumentSpec(name="component", description="The component, service or module.", required=True),),
-        lambda rpcs, caller, args: briefings.architecture_briefing(rpcs.graph.domain, caller.namespace, args["component"]),
+        lambda rpcs, caller, args: briefings.architecture_briefing(rpcs.memory.compiler, caller.namespace, args["component"]),
     ),
     Prompt(
         "bug-investigation-context",
         "Known root causes and incidents like a symptom, the invariants it may break, and the facts it touches.",
         (pb.PromptArgumentSpec(name="symptom", description="What goes wrong, in a sentence.", required=True),),
-        lambda rpcs, caller, args: briefings.bug_investigation_context(rpcs.graph.domain, caller.namespace, args["symptom"]),
+        lambda rpcs, caller, args: briefings.bug_investigation_context(rpcs.memory.compiler, caller.namespace, args["symptom"]),
     ),
 )
 
