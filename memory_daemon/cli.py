@@ -85,9 +85,11 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
 
     graph = verbs.add_parser("graph", help="the knowledge graph: upsert-fact, record-episode, query-entity, time-travel, ...")
     decisions = verbs.add_parser("decisions", help="the decision log: log-decision, record-outcome, list-decisions, get-session")
+    memory = verbs.add_parser("memory", help="every memory RPC as a verb: gc, promote-memory, cluster-memories, export-memories, ...")
     if derived_verbs:
         _add_service_verbs(graph, "GraphService")
         _add_service_verbs(decisions, "DecisionService")
+        _add_service_verbs(memory, "MemoryService")
 
     preflight = verbs.add_parser("preflight", help="compile the context for a task within a token budget (markdown)")
     preflight.add_argument("task")
@@ -111,13 +113,13 @@ def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
     from memory_daemon.catalog import rpc_descriptions
     from memory_daemon.proto_cli import add_rpc_verbs
 
-    methods = list(cortexd_pb2.DESCRIPTOR.services_by_name[service].methods)
+    methods = [m for m in cortexd_pb2.DESCRIPTOR.services_by_name[service].methods if not m.client_streaming]
     add_rpc_verbs(parser, methods, rpc_descriptions(), _add_client_options)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(derived_verbs=argv[:1] in (["graph"], ["decisions"])).parse_args(argv)
+    args = build_parser(derived_verbs=argv[:1] in (["graph"], ["decisions"], ["memory"])).parse_args(argv)
     if args.verb == "serve":
         return _serve(args)
     if args.verb == "proxy":
@@ -263,7 +265,7 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
     elif args.verb == "preflight":
         reply = client.compile_context(task=args.task, session_id=args.session, max_tokens=args.max_tokens)
         _print(args, as_dict(reply), reply.markdown + f"\n({reply.tokens_used} of {reply.max_tokens} tokens)")
-    elif args.verb in ("graph", "decisions"):
+    elif args.verb in ("graph", "decisions", "memory"):
         from memory_daemon.client import snake_case
         from memory_daemon.proto_cli import request_fields
 

@@ -14,6 +14,7 @@ from memory_daemon.errors import CortexdError, InvalidArgument, NotFound, Unavai
 from memory_daemon.config import RetrievalSettings
 from memory_daemon.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.retrieval import HybridRetriever, ScoredMemory, SearchQuery
+from memory_daemon.dynamics import MAX_CONSOLIDATE, Cluster, MemoryDynamics, clusters_of, should_promote, used_by
 from memory_daemon.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
@@ -122,6 +123,7 @@ class MemoryService:
         self._activation = activation
         self._vectors = VectorIndex(repository.embeddings)
         self._rows = RowCache(repository.get_many)
+        self._dynamics = MemoryDynamics(repository, retrieval)
         self._lexical = LexicalIndex(self._load_namespace)
         self._retriever = HybridRetriever(
             self._rows, self._lexical, self._vectors, self._embed_query, retrieval,
@@ -311,6 +313,72 @@ class MemoryService:
             raise NotFound(f"no memory with id {memory_id} in namespace {namespace!r}")
         self._rows.put([row])
         return row
+
+    # -- dynamics ----------------------------------------------------------------------------------------------
+
+    def observe_usage(self, namespace: str, ids: Iterable[str], response: str) -> tuple[list[MemoryRow], list[str]]:
+        """Reinforce the retrieved memories the response drew on; report the others as unused."""
+        self._checked_text(response, "response")
+        rows = self.open(namespace, ids)
+        used = [self.touch(namespace, row.id, boost_strength=True) for row in rows if used_by(row, response)]
+        used_ids = {row.id for row in used}
+        return used, [row.id for row in rows if row.id not in used_ids]
+
+    def promote(self, namespace: str, ids: Iterable[str], auto: bool) -> list[MemoryRow]:
+        ids = [i.strip() for i in ids if i.strip()]
+        if not ids and not auto:
+            raise InvalidArgument("promote_memory needs ids, or auto=true to promote by the rule")
+        chosen = [row.id for row in self.open(namespace, ids)] if ids else []
+        if auto:
+            chosen += [row.id for row in self._repository.all_in(namespace) if should_promote(row) and not row.long_term]
+        promoted = self._repository.set_long_term(list(dict.fromkeys(chosen)), (namespace,)) if chosen else []
+        self._rows.put(promoted)
+        return promoted
+
+    def collect_garbage(self, namespace: str, dry_run: bool, threshold: float | None) -> tuple[list[str], int, int]:
+        """(archived ids, memories checked, long-term memories kept); archiving never deletes."""
+        rows = self._repository.all_in(namespace)
+        doomed = self._dynamics.to_archive(rows, threshold)
+        if not dry_run and doomed:
+            now = utc_now()
+            self._repository.archive([r.id for r in doomed], now)
+            self._rows.put(replace(r, archived_at=now) for r in doomed)
+        return [r.id for r in doomed], len(rows), sum(r.long_term for r in rows)
+
+    def clusters(self, namespace: str, similarity: float | None, limit: int) -> list[Cluster]:
+        similarity, limit = self._dynamics.checked_cluster_settings(similarity, limit)
+        ids, texts, matrix, superseded = self._repository.embeddings(namespace)
+        keep = [i for i, memory_id in enumerate(ids) if memory_id not in superseded]
+        return clusters_of([ids[i] for i in keep], [texts[i] for i in keep], matrix[keep], similarity, limit)
+
+    def consolidate(self, namespace: str, ids: Iterable[str], content: str) -> tuple[MemoryRow, list[str]]:
+        """One new memory from several, with provenance in meta; the originals are superseded by it."""
+        wanted = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+        if not 2 <= len(wanted) <= MAX_CONSOLIDATE:
+            raise InvalidArgument(f"ids: consolidate 2 to {MAX_CONSOLIDATE} memories, got {len(wanted)}")
+        originals = self.open(namespace, wanted)
+        text = content.strip() or " ".join(dict.fromkeys(row.content.strip() for row in originals))
+        merged = NewMemory(
+            content=text, tags=tuple(dict.fromkeys(t for row in originals for t in row.tags))[: self._limits.max_tags],
+            entities=tuple(dict.fromkeys(e for row in originals for e in row.entities))[: self._limits.max_entities],
+            strength=min(2.0, max(row.strength for row in originals)), source="consolidation",
+            meta={"consolidated_from": wanted}, extract_facts=False,
+        )
+        row = self._validated_row(namespace, merged)
+        embeddings = self._embeddings([row.content])
+        self._repository.insert(row, embeddings[0] if embeddings else None)
+        self._stored([row])
+        if embeddings:
+            self._vectors.add(namespace, [(row.id, row.content, embeddings[0])])
+        self._supersede(row, wanted)
+        return row, wanted
+
+    def export(self, namespace: str, offset: int, limit: int) -> tuple[list[MemoryRow], int]:
+        if offset < 0 or not 0 <= limit <= 1000:
+            raise InvalidArgument("offset must be >= 0 and limit between 1 and 1000")
+        limit = limit or 500
+        rows = self._repository.page(namespace, offset, limit)
+        return rows, (offset + len(rows) if len(rows) == limit else 0)
 
     def import_items(self, items: Iterable[ImportItem]) -> ImportOutcome:
         """Store records in batches; each bad record is reported by id and skipped, the rest go in."""

@@ -17,6 +17,9 @@ _OPTION_TYPES = {
 }
 
 
+CLIENT_FLAGS = frozenset({"--namespace", "--daemon", "--token-file", "--json"})
+
+
 def kebab_case(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
@@ -37,20 +40,23 @@ def _add_field_option(parser: argparse.ArgumentParser, field: FieldDescriptor, h
     from cortexd.v1 import cortexd_pb2
 
     flag = "--" + field.name.replace("_", "-")
+    if flag in CLIENT_FLAGS:  # a request field named like a client option ("namespace") gets a prefix
+        flag = "--request-" + flag[2:]
     required = field.GetOptions().Extensions[cortexd_pb2.required]
     if field.type == FieldDescriptor.TYPE_BOOL:
         # An optional bool has three states (unset, true, false), a plain one two.
         action = argparse.BooleanOptionalAction if field.has_presence else "store_true"
-        parser.add_argument(flag, dest=field.name, action=action, default=None, help=help_text)
+        parser.add_argument(flag, dest=f"field_{field.name}", action=action, default=None, help=help_text)
     elif field.type in _OPTION_TYPES:
         kind = _OPTION_TYPES[field.type]
         if field.is_repeated:
-            parser.add_argument(flag, dest=field.name, type=kind, action="append", help=help_text + " (repeatable)",
+            parser.add_argument(flag, dest=f"field_{field.name}", type=kind, action="append", help=help_text + " (repeatable)",
                                 required=required)
         else:
-            parser.add_argument(flag, dest=field.name, type=kind, required=required, help=help_text)
+            parser.add_argument(flag, dest=f"field_{field.name}", type=kind, required=required, help=help_text)
 
 
 def request_fields(args: argparse.Namespace, method: MethodDescriptor) -> dict[str, Any]:
     """The request's fields from parsed options; options left out stay unset (proto defaults apply)."""
-    return {f.name: getattr(args, f.name) for f in method.input_type.fields if getattr(args, f.name, None) is not None}
+    return {f.name: getattr(args, f"field_{f.name}") for f in method.input_type.fields
+            if getattr(args, f"field_{f.name}", None) is not None}

@@ -182,4 +182,5 @@ class HybridRetriever:
                 if set(query.tags) <= set(r.tags)
                 and (query.since is None or r.created_at >= query.since)
                 and (query.until is None or r.created_at < query.until)
-                and (not query.session_id or r.session_id == query.session_id)]
+                and (not query.session_id or r.session_id == query.session_id)
+                and r.archived_at is None]

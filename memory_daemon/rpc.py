@@ -30,7 +30,8 @@ def memory_message(row: MemoryRow) -> pb.Memory:
         id=row.id, content=row.content, tags=row.tags, entities=row.entities, strength=row.strength,
         created_at=format_iso(row.created_at), last_used_at=format_iso(row.last_used_at), use_count=row.use_count,
         source=row.source, context=row.context, session_id=row.session_id, namespace=row.namespace,
-        external_id=row.external_id or "", superseded_by=row.superseded_by or "",
+        external_id=row.external_id or "", superseded_by=row.superseded_by or "", long_term=row.long_term,
+        archived_at=format_iso(row.archived_at) if row.archived_at else "",
         superseded_at=format_iso(row.superseded_at) if row.superseded_at else "",
     )
     message.meta.update(row.meta)
@@ -176,6 +177,34 @@ class MemoryRpc:
             tokens_used=compiled.tokens_used, max_tokens=compiled.max_tokens, token_estimator=TOKEN_ESTIMATOR,
             left_out=compiled.left_out,
         )
+
+    def ObserveMemoryUsage(self, request: pb.ObserveMemoryUsageRequest, caller: Caller) -> pb.ObserveMemoryUsageReply:
+        used, unused = self._memories.observe_usage(caller.namespace, request.ids, request.response)
+        return pb.ObserveMemoryUsageReply(used=[memory_message(r) for r in used], unused=unused)
+
+    def PromoteMemory(self, request: pb.PromoteMemoryRequest, caller: Caller) -> pb.PromoteMemoryReply:
+        promoted = self._memories.promote(caller.namespace, request.ids, request.auto)
+        return pb.PromoteMemoryReply(promoted=[memory_message(r) for r in promoted])
+
+    def CollectGarbage(self, request: pb.CollectGarbageRequest, caller: Caller) -> pb.CollectGarbageReply:
+        archived, checked, kept = self._memories.collect_garbage(
+            caller.namespace, request.dry_run,
+            request.forget_threshold if request.HasField("forget_threshold") else None)
+        return pb.CollectGarbageReply(archived=archived, checked=checked, long_term_kept=kept)
+
+    def ClusterMemories(self, request: pb.ClusterMemoriesRequest, caller: Caller) -> pb.ClusterMemoriesReply:
+        clusters = self._memories.clusters(caller.namespace,
+                                           request.similarity if request.HasField("similarity") else None, request.limit)
+        return pb.ClusterMemoriesReply(clusters=[
+            pb.MemoryCluster(ids=c.ids, contents=c.contents, mean_similarity=c.mean_similarity) for c in clusters])
+
+    def ConsolidateMemories(self, request: pb.ConsolidateMemoriesRequest, caller: Caller) -> pb.ConsolidateMemoriesReply:
+        row, merged = self._memories.consolidate(caller.namespace, request.ids, request.content)
+        return pb.ConsolidateMemoriesReply(memory=memory_message(row), merged=merged)
+
+    def ExportMemories(self, request: pb.ExportMemoriesRequest, caller: Caller) -> pb.ExportMemoriesReply:
+        rows, next_offset = self._memories.export(caller.namespace, request.offset, request.limit)
+        return pb.ExportMemoriesReply(memories=[memory_message(r) for r in rows], next_offset=next_offset)
 
     def recent_memories(self, caller: Caller, limit: int = 20) -> list[pb.Memory]:
         return [memory_message(r) for r in self._memories.recent(caller.namespace, limit)]

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.anyio
 TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analyze_message",
          "memory_upsert_fact", "memory_retire_fact", "memory_record_episode", "memory_query_entity",
          "memory_time_travel", "memory_verify_integrity", "create_relation", "read_graph",
-         "compile_context", "log_decision", "record_outcome", "list_decisions", "get_session"}
+         "compile_context", "log_decision", "record_outcome", "list_decisions", "get_session",
+         "observe_memory_usage", "promote_memory", "gc", "cluster_memories", "consolidate_memories"}
 
 
 def payload(result) -> dict:

@@ -14,9 +14,9 @@ from memory_daemon.store.database import Database
 
 _COLUMNS = (
     "id, namespace, content, tags, entities, strength, created_at, last_used_at, "
-    "use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at"
+    "use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at, long_term, archived_at"
 )
-_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 18)})"
+_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 20)})"
 EMBEDDING_DIMENSIONS = 384
 
 
@@ -38,13 +38,15 @@ class MemoryRow:
     external_id: str | None = None
     superseded_by: str | None = None  # the newer memory that updates this one
     superseded_at: datetime | None = None
+    long_term: bool = False  # promoted: never garbage-collected
+    archived_at: datetime | None = None  # set by gc; archived memories are kept but not searched
 
     def as_params(self) -> list:
         return [
             self.id, self.namespace, self.content, list(self.tags), list(self.entities), self.strength,
             self.created_at, self.last_used_at, self.use_count, self.source, self.context,
             self.session_id, json.dumps(self.meta, sort_keys=True), self.external_id, self.superseded_by,
-            self.superseded_at, self.search_text,
+            self.superseded_at, self.long_term, self.archived_at, self.search_text,
         ]
 
     @property
@@ -63,12 +65,14 @@ def _vector(embedding: Sequence[float] | None) -> list[float] | None:
 
 def _row(values: Sequence) -> MemoryRow:
     (id_, namespace, content, tags, entities, strength, created_at, last_used_at,
-     use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at) = values
+     use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at, long_term,
+     archived_at) = values
     return MemoryRow(
         id=id_, namespace=namespace, content=content, tags=tuple(tags), entities=tuple(entities),
         strength=float(strength), created_at=created_at, last_used_at=last_used_at, use_count=int(use_count),
         source=source, context=context, session_id=session_id, meta=json.loads(meta) if meta else {},
         external_id=external_id, superseded_by=superseded_by, superseded_at=superseded_at,
+        long_term=bool(long_term), archived_at=archived_at,
     )
 
 
@@ -117,10 +121,35 @@ class MemoryRepository:
                 [successor_id, at, memory_id],
             )
 
+    def set_long_term(self, memory_ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
+        with self._db.writing() as cursor:
+            rows = cursor.execute(
+                f"UPDATE memories SET long_term = true WHERE id IN ({', '.join('?' * len(memory_ids))}) "
+                f"AND list_contains(?, namespace) RETURNING {_COLUMNS}",
+                [*memory_ids, list(namespaces)],
+            ).fetchall()
+        return [_row(r) for r in rows]
+
+    def archive(self, memory_ids: Sequence[str], at: datetime) -> None:
+        if memory_ids:
+            with self._db.writing() as cursor:
+                cursor.execute(
+                    f"UPDATE memories SET archived_at = ? WHERE id IN ({', '.join('?' * len(memory_ids))}) "
+                    "AND archived_at IS NULL AND NOT long_term",
+                    [at, *memory_ids],
+                )
+
     def recent_in_session(self, namespace: str, session_id: str, limit: int) -> list[MemoryRow]:
         rows = self._db.cursor().execute(
             f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? ORDER BY created_at DESC LIMIT ?",
             [namespace, session_id, limit],
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def page(self, namespace: str, offset: int, limit: int) -> list[MemoryRow]:
+        rows = self._db.cursor().execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
+            [namespace, limit, offset],
         ).fetchall()
         return [_row(r) for r in rows]
 

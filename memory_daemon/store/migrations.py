@@ -151,4 +151,13 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX decisions_session ON decisions (session_id)",
         ),
     ),
+    (
+        6,
+        (
+            # Memory dynamics: promoted to long-term memory (never garbage-collected), and archived by gc
+            # when its decayed strength fell below the forget threshold (kept, exportable, not searched).
+            "ALTER TABLE memories ADD COLUMN long_term BOOLEAN DEFAULT false",
+            "ALTER TABLE memories ADD COLUMN archived_at TIMESTAMP",
+        ),
+    ),
 )

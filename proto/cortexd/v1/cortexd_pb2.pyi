@@ -13,7 +13,7 @@ REQUIRED_FIELD_NUMBER: _ClassVar[int]
 required: _descriptor.FieldDescriptor
 
 class Memory(_message.Message):
-    __slots__ = ("id", "content", "tags", "entities", "strength", "created_at", "last_used_at", "use_count", "source", "context", "session_id", "namespace", "meta", "external_id", "superseded_by", "superseded_at")
+    __slots__ = ("id", "content", "tags", "entities", "strength", "created_at", "last_used_at", "use_count", "source", "context", "session_id", "namespace", "meta", "external_id", "superseded_by", "superseded_at", "long_term", "archived_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -30,6 +30,8 @@ class Memory(_message.Message):
     EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
     SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
     SUPERSEDED_AT_FIELD_NUMBER: _ClassVar[int]
+    LONG_TERM_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     content: str
     tags: _containers.RepeatedScalarFieldContainer[str]
@@ -46,7 +48,9 @@ class Memory(_message.Message):
     external_id: str
     superseded_by: str
     superseded_at: str
-    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., created_at: _Optional[str] = ..., last_used_at: _Optional[str] = ..., use_count: _Optional[int] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_id: _Optional[str] = ..., superseded_by: _Optional[str] = ..., superseded_at: _Optional[str] = ...) -> None: ...
+    long_term: bool
+    archived_at: str
+    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., entities: _Optional[_Iterable[str]] = ..., strength: _Optional[float] = ..., created_at: _Optional[str] = ..., last_used_at: _Optional[str] = ..., use_count: _Optional[int] = ..., source: _Optional[str] = ..., context: _Optional[str] = ..., session_id: _Optional[str] = ..., namespace: _Optional[str] = ..., meta: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_id: _Optional[str] = ..., superseded_by: _Optional[str] = ..., superseded_at: _Optional[str] = ..., long_term: _Optional[bool] = ..., archived_at: _Optional[str] = ...) -> None: ...
 
 class SaveMemoryRequest(_message.Message):
     __slots__ = ("content", "tags", "entities", "strength", "source", "context", "session_id", "meta", "extract_facts", "supersedes")
@@ -1022,3 +1026,107 @@ class CompileContextReply(_message.Message):
     token_estimator: str
     left_out: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, markdown: _Optional[str] = ..., items: _Optional[_Iterable[_Union[ContextItem, _Mapping]]] = ..., tokens_used: _Optional[int] = ..., max_tokens: _Optional[int] = ..., token_estimator: _Optional[str] = ..., left_out: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ObserveMemoryUsageRequest(_message.Message):
+    __slots__ = ("ids", "response")
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    response: str
+    def __init__(self, ids: _Optional[_Iterable[str]] = ..., response: _Optional[str] = ...) -> None: ...
+
+class ObserveMemoryUsageReply(_message.Message):
+    __slots__ = ("used", "unused")
+    USED_FIELD_NUMBER: _ClassVar[int]
+    UNUSED_FIELD_NUMBER: _ClassVar[int]
+    used: _containers.RepeatedCompositeFieldContainer[Memory]
+    unused: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, used: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., unused: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class PromoteMemoryRequest(_message.Message):
+    __slots__ = ("ids", "auto")
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    AUTO_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    auto: bool
+    def __init__(self, ids: _Optional[_Iterable[str]] = ..., auto: _Optional[bool] = ...) -> None: ...
+
+class PromoteMemoryReply(_message.Message):
+    __slots__ = ("promoted",)
+    PROMOTED_FIELD_NUMBER: _ClassVar[int]
+    promoted: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, promoted: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
+class CollectGarbageRequest(_message.Message):
+    __slots__ = ("dry_run", "forget_threshold")
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    FORGET_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    dry_run: bool
+    forget_threshold: float
+    def __init__(self, dry_run: _Optional[bool] = ..., forget_threshold: _Optional[float] = ...) -> None: ...
+
+class CollectGarbageReply(_message.Message):
+    __slots__ = ("archived", "checked", "long_term_kept")
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    CHECKED_FIELD_NUMBER: _ClassVar[int]
+    LONG_TERM_KEPT_FIELD_NUMBER: _ClassVar[int]
+    archived: _containers.RepeatedScalarFieldContainer[str]
+    checked: int
+    long_term_kept: int
+    def __init__(self, archived: _Optional[_Iterable[str]] = ..., checked: _Optional[int] = ..., long_term_kept: _Optional[int] = ...) -> None: ...
+
+class ClusterMemoriesRequest(_message.Message):
+    __slots__ = ("similarity", "limit")
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    similarity: float
+    limit: int
+    def __init__(self, similarity: _Optional[float] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class MemoryCluster(_message.Message):
+    __slots__ = ("ids", "contents", "mean_similarity")
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    CONTENTS_FIELD_NUMBER: _ClassVar[int]
+    MEAN_SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    contents: _containers.RepeatedScalarFieldContainer[str]
+    mean_similarity: float
+    def __init__(self, ids: _Optional[_Iterable[str]] = ..., contents: _Optional[_Iterable[str]] = ..., mean_similarity: _Optional[float] = ...) -> None: ...
+
+class ClusterMemoriesReply(_message.Message):
+    __slots__ = ("clusters",)
+    CLUSTERS_FIELD_NUMBER: _ClassVar[int]
+    clusters: _containers.RepeatedCompositeFieldContainer[MemoryCluster]
+    def __init__(self, clusters: _Optional[_Iterable[_Union[MemoryCluster, _Mapping]]] = ...) -> None: ...
+
+class ConsolidateMemoriesRequest(_message.Message):
+    __slots__ = ("ids", "content")
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    content: str
+    def __init__(self, ids: _Optional[_Iterable[str]] = ..., content: _Optional[str] = ...) -> None: ...
+
+class ConsolidateMemoriesReply(_message.Message):
+    __slots__ = ("memory", "merged")
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    MERGED_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    merged: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., merged: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ExportMemoriesRequest(_message.Message):
+    __slots__ = ("offset", "limit")
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    offset: int
+    limit: int
+    def __init__(self, offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ExportMemoriesReply(_message.Message):
+    __slots__ = ("memories", "next_offset")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    next_offset: int
+    def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., next_offset: _Optional[int] = ...) -> None: ...

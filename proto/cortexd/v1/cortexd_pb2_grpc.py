@@ -87,6 +87,36 @@ class MemoryServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextReply.FromString,
                 _registered_method=True)
+        self.ObserveMemoryUsage = channel.unary_unary(
+                '/cortexd.v1.MemoryService/ObserveMemoryUsage',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ObserveMemoryUsageRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ObserveMemoryUsageReply.FromString,
+                _registered_method=True)
+        self.PromoteMemory = channel.unary_unary(
+                '/cortexd.v1.MemoryService/PromoteMemory',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.PromoteMemoryRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.PromoteMemoryReply.FromString,
+                _registered_method=True)
+        self.CollectGarbage = channel.unary_unary(
+                '/cortexd.v1.MemoryService/CollectGarbage',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageReply.FromString,
+                _registered_method=True)
+        self.ClusterMemories = channel.unary_unary(
+                '/cortexd.v1.MemoryService/ClusterMemories',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesReply.FromString,
+                _registered_method=True)
+        self.ConsolidateMemories = channel.unary_unary(
+                '/cortexd.v1.MemoryService/ConsolidateMemories',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ConsolidateMemoriesRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ConsolidateMemoriesReply.FromString,
+                _registered_method=True)
+        self.ExportMemories = channel.unary_unary(
+                '/cortexd.v1.MemoryService/ExportMemories',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesReply.FromString,
+                _registered_method=True)
 
 
 class MemoryServiceServicer:
@@ -104,8 +134,10 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SearchMemory(self, request, context):
-        """Search saved memories by keywords. Searches the caller's namespace and the
-        shared `global` namespace; best matches first.
+        """Search saved memories: keywords (BM25 with code-aware terms), meaning
+        (embeddings), related entities (graph) and recency, fused. Searches the
+        caller's namespace and the shared `global` namespace; best matches first.
+        A superseded memory comes after every current one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -177,6 +209,52 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ObserveMemoryUsage(self, request, context):
+        """Report which retrieved memories your answer actually used: those whose
+        content shows in the response are reinforced (natural spaced repetition).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PromoteMemory(self, request, context):
+        """Promote memories from short-term to long-term: the given ids, or (auto)
+        every memory used at least 3 times or with strength of at least 1.5.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CollectGarbage(self, request, context):
+        """Archive short-term memories whose decayed strength fell below the forget
+        threshold. Nothing is deleted: archived memories stay exportable.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ClusterMemories(self, request, context):
+        """Groups of near-duplicate memories, by embedding similarity.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ConsolidateMemories(self, request, context):
+        """Merge memories into one new memory that keeps provenance to the
+        originals; the originals are superseded, not deleted.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportMemories(self, request, context):
+        """Every memory of the namespace, archived and superseded ones included, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -229,6 +307,36 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.CompileContext,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextReply.SerializeToString,
+            ),
+            'ObserveMemoryUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.ObserveMemoryUsage,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ObserveMemoryUsageRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ObserveMemoryUsageReply.SerializeToString,
+            ),
+            'PromoteMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.PromoteMemory,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.PromoteMemoryRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.PromoteMemoryReply.SerializeToString,
+            ),
+            'CollectGarbage': grpc.unary_unary_rpc_method_handler(
+                    servicer.CollectGarbage,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageReply.SerializeToString,
+            ),
+            'ClusterMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClusterMemories,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesReply.SerializeToString,
+            ),
+            'ConsolidateMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ConsolidateMemories,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ConsolidateMemoriesRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ConsolidateMemoriesReply.SerializeToString,
+            ),
+            'ExportMemories': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportMemories,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -504,6 +612,168 @@ class MemoryService:
             '/cortexd.v1.MemoryService/CompileContext',
             cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.CompileContextReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ObserveMemoryUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ObserveMemoryUsage',
+            cortexd_dot_v1_dot_cortexd__pb2.ObserveMemoryUsageRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ObserveMemoryUsageReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PromoteMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/PromoteMemory',
+            cortexd_dot_v1_dot_cortexd__pb2.PromoteMemoryRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.PromoteMemoryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CollectGarbage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/CollectGarbage',
+            cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClusterMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ClusterMemories',
+            cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ConsolidateMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ConsolidateMemories',
+            cortexd_dot_v1_dot_cortexd__pb2.ConsolidateMemoriesRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ConsolidateMemoriesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportMemories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ExportMemories',
+            cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesReply.FromString,
             options,
             channel_credentials,
             insecure,
