@@ -31,7 +31,8 @@ DEFAULT_SEARCH_LIMIT = 10
 IMPORT_BATCH = 500
 SESSION_LOOKBACK = 5  # recent memories of a session an implicit update may refer to
 ANNOUNCED_UPDATE_SIMILARITY = 0.55  # cosine above which a memory announcing a change updates an older one
-SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is updated too
+SECOND_UPDATE_MARGIN = 0.05
+IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase  # a second older memory this close to the best is updated too
 EMBED_BATCH = 32
 
 
@@ -430,9 +431,9 @@ class MemoryService:
         updates = self._index_and_find_updates(rows, embeddings)
         self._repository.insert_many(rows, embeddings)
         self._stored(rows)
+        now = utc_now()
+        self._repository.mark_superseded_many(updates, now)
         for old_id, new_id in updates:
-            now = utc_now()
-            self._repository.mark_superseded(old_id, new_id, now)
             self._rows.mark_superseded(old_id, new_id, now)
         outcome.imported += len(rows)
 
@@ -466,7 +467,10 @@ class MemoryService:
             elif checker is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
                 verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
-                if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id:
+                # Imported logs hold many look-alike lines ("turn 5", "turn 6"); without a stated change only
+                # a near-paraphrase counts as an update.
+                if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id and (
+                        announces_change(row.content) or verdict.similarity >= IMPORT_UPDATE_SIMILARITY):
                     other = in_batch.get(verdict.memory_id) or next(
                         iter(self._rows.get_many([verdict.memory_id], (row.namespace,))), None)
                     if other is not None:

@@ -18,6 +18,7 @@ _COLUMNS = (
 )
 _INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 20)})"
 EMBEDDING_DIMENSIONS = 384
+INSERT_CHUNK = 200
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,17 @@ class MemoryRepository:
             cursor.execute(_INSERT, row.as_params() + [_vector(embedding)])
 
     def insert_many(self, rows: Sequence[MemoryRow], embeddings: Sequence[Sequence[float] | None] | None = None) -> None:
+        """Multi-row INSERTs in one transaction: DuckDB pays per statement, and executemany is one per row."""
         if not rows:
             return
         vectors = [_vector(e) for e in embeddings] if embeddings is not None else [None] * len(rows)
+        params = [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)]
         with self._db.transaction() as cursor:
-            cursor.executemany(_INSERT, [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)])
+            for start in range(0, len(params), INSERT_CHUNK):
+                chunk = params[start: start + INSERT_CHUNK]
+                row = "(" + ", ".join("?" * len(chunk[0])) + ")"
+                cursor.execute(_INSERT.split(" VALUES ")[0] + " VALUES " + ", ".join([row] * len(chunk)),
+                               [value for values in chunk for value in values])
 
     def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, set[str]]:
         """Ids, contents and embeddings of a namespace's memories that have one, and which of them are superseded."""
@@ -115,10 +122,21 @@ class MemoryRepository:
 
     def mark_superseded(self, memory_id: str, successor_id: str, at: datetime) -> None:
         """Record that a newer memory replaces this one; the first successor wins, nothing is deleted."""
+        self.mark_superseded_many([(memory_id, successor_id)], at)
+
+    def mark_superseded_many(self, pairs: Sequence[tuple[str, str]], at: datetime) -> None:
+        """(older id, newer id) pairs in one statement; a memory already superseded keeps its first successor."""
+        first: dict[str, str] = {}
+        for old, new in pairs:
+            first.setdefault(old, new)
+        if not first:
+            return
+        values = ", ".join(["(?, ?)"] * len(first))
         with self._db.writing() as cursor:
             cursor.execute(
-                "UPDATE memories SET superseded_by = ?, superseded_at = ? WHERE id = ? AND superseded_by IS NULL",
-                [successor_id, at, memory_id],
+                f"UPDATE memories SET superseded_by = v.new_id, superseded_at = ? FROM (VALUES {values}) AS v(old_id, new_id) "
+                "WHERE memories.id = v.old_id AND memories.superseded_by IS NULL",
+                [at, *(x for pair in first.items() for x in pair)],
             )
 
     def set_long_term(self, memory_ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
