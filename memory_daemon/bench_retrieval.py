@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from memory_daemon.bench import _row, _rss_mb, percentile
+from memory_daemon.bench import _rss_mb, percentile
 from memory_daemon.launcher import DaemonProcess, temporary_daemon
 
 QUERIES = ("which host runs service_{n}?", "who owns service_{n}", "service_{n} Redis", "what uses Kafka on host-{h}",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from memory_daemon.errors import InvalidArgument, NotFound
+from memory_daemon.validation import checked_text
 from memory_daemon.graph import new_id, normalised_predicate
 from memory_daemon.memories import visible_namespaces
 from memory_daemon.sessions import SessionMemory, SessionSummary, SessionView, summarise_session
@@ -113,22 +114,13 @@ def _clip(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
-def _text(value: str, field_name: str, limit: int, required: bool = True) -> str:
-    value = value.strip()
-    if required and not value:
-        raise InvalidArgument(f"{field_name} is empty")
-    if len(value) > limit:
-        raise InvalidArgument(f"{field_name} is {len(value)} characters; the limit is {limit}")
-    return value
-
-
 def _options(values: Sequence[str], chosen: str) -> tuple[str, ...]:
     """The options, trimmed and without repeats (ignoring case); the chosen one is added when missing."""
     if len(values) > MAX_OPTIONS:
         raise InvalidArgument(f"options: at most {MAX_OPTIONS}, got {len(values)}")
     options: dict[str, str] = {}
     for position, value in enumerate(values, 1):
-        option = _text(value, f"options[{position}]", MAX_CHOICE_CHARS)
+        option = checked_text(value, f"options[{position}]", MAX_CHOICE_CHARS)
         options.setdefault(option.casefold(), option)
     options.setdefault(chosen.casefold(), chosen)
     return tuple(options.values())
@@ -192,14 +184,14 @@ class DecisionLog:
 
     def log_decision(self, namespace: str, new: NewDecision) -> DecisionRow:
         decision_type = normalised_predicate(new.type, "type")
-        question = _text(new.question, "question", MAX_QUESTION_CHARS)
-        chosen = _text(new.chosen, "chosen", MAX_CHOICE_CHARS)
+        question = checked_text(new.question, "question", MAX_QUESTION_CHARS)
+        chosen = checked_text(new.chosen, "chosen", MAX_CHOICE_CHARS)
         options = _options(new.options, chosen)
-        reasoning = _text(new.reasoning, "reasoning", MAX_REASONING_CHARS, required=False)
+        reasoning = checked_text(new.reasoning, "reasoning", MAX_REASONING_CHARS, required=False)
         confidence = DEFAULT_CONFIDENCE if new.confidence is None else new.confidence
         if not 0.0 <= confidence <= 1.0:
             raise InvalidArgument(f"confidence must be in [0, 1], got {confidence}")
-        session_id = _text(new.session_id, "session_id", MAX_ID_CHARS, required=False)
+        session_id = checked_text(new.session_id, "session_id", MAX_ID_CHARS, required=False)
         now = self._clock()
         row = DecisionRow(
             id=new_id("dec"), namespace=namespace, type=decision_type, question=question, options=options,
@@ -215,11 +207,11 @@ class DecisionLog:
     def record_outcome(self, namespace: str, decision_id: str, was_successful: bool, impact_score: float | None,
                        learnings: str) -> DecisionRow:
         """Record (or revise) how a decision turned out; this counts as an access to it."""
-        decision_id = _text(decision_id, "decision_id", MAX_ID_CHARS)
+        decision_id = checked_text(decision_id, "decision_id", MAX_ID_CHARS)
         impact = 0.0 if impact_score is None else impact_score
         if not -1.0 <= impact <= 1.0:
             raise InvalidArgument(f"impact_score must be in [-1, 1], got {impact}")
-        learnings = _text(learnings, "learnings", MAX_LEARNINGS_CHARS, required=False)
+        learnings = checked_text(learnings, "learnings", MAX_LEARNINGS_CHARS, required=False)
         now = self._clock()
         with self._db.transaction() as cursor:
             found = self._repository.by_id([namespace], [decision_id])
@@ -241,7 +233,7 @@ class DecisionLog:
     def list_decisions(self, namespace: str, session_id: str = "", decision_type: str = "", tier: str = "",
                        limit: int = 0) -> list[DecisionRow]:
         """Decisions newest first, narrowed by session, type and tier (as it was before this read)."""
-        session_id = _text(session_id, "session_id", MAX_ID_CHARS, required=False)
+        session_id = checked_text(session_id, "session_id", MAX_ID_CHARS, required=False)
         decision_type = normalised_predicate(decision_type, "type") if decision_type.strip() else ""
         tier = _tier_filter(tier)
         if not 0 <= limit <= MAX_LIMIT:
@@ -254,7 +246,7 @@ class DecisionLog:
             return self._accessed(cursor, rows, now)
 
     def get_decision(self, namespace: str, decision_id: str) -> DecisionRow:
-        decision_id = _text(decision_id, "decision_id", MAX_ID_CHARS)
+        decision_id = checked_text(decision_id, "decision_id", MAX_ID_CHARS)
         now = self._clock()
         with self._db.transaction() as cursor:
             found = self._repository.by_id(visible_namespaces(namespace), [decision_id])
@@ -264,7 +256,7 @@ class DecisionLog:
 
     def session(self, namespace: str, session_id: str) -> SessionView:
         """The session's working memory and the summary of its decisions; empty for a session never seen."""
-        session_id = _text(session_id, "session_id", MAX_ID_CHARS)
+        session_id = checked_text(session_id, "session_id", MAX_ID_CHARS)
         return SessionView(session_id, tuple(self._sessions.working_memory(namespace, session_id)),
                            self.session_summary(namespace, session_id))
 

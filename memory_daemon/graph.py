@@ -13,6 +13,7 @@ from datetime import datetime
 
 from memory_daemon.edges import EdgeIndex
 from memory_daemon.errors import InvalidArgument, NotFound
+from memory_daemon.validation import checked_text
 from memory_daemon.memories import visible_namespaces
 from memory_daemon.store.graph import (
     DigestMismatch, EntityRow, EpisodeRow, FactRow, GraphCounts, GraphRepository, RelationRow,
@@ -138,19 +139,10 @@ class _Created:
     entities: list[EntityRow] = field(default_factory=list)
 
 
-def _text(value: str, field_name: str, limit: int, required: bool = True) -> str:
-    value = value.strip()
-    if required and not value:
-        raise InvalidArgument(f"{field_name} is empty")
-    if len(value) > limit:
-        raise InvalidArgument(f"{field_name} is {len(value)} characters; the limit is {limit}")
-    return value
-
-
 def _list(values: Sequence[str], field_name: str, limit: int = MAX_LIST_ITEMS) -> tuple[str, ...]:
     if len(values) > MAX_LIST_ITEMS:
         raise InvalidArgument(f"{field_name}: at most {MAX_LIST_ITEMS} items, got {len(values)}")
-    return tuple(dict.fromkeys(_text(v, field_name, MAX_NAME_CHARS) for v in values))
+    return tuple(dict.fromkeys(checked_text(v, field_name, MAX_NAME_CHARS) for v in values))
 
 
 def _limit(value: int, default: int = DEFAULT_LIMIT) -> int:
@@ -173,9 +165,9 @@ class GraphService:
 
     def upsert_fact(self, namespace: str, request: FactInput) -> FactOutcome:
         """Place a fact in its (subject, predicate) timeline: a change ends the value it replaces, a correction retracts it."""
-        subject = _text(request.subject, "subject", MAX_NAME_CHARS)
+        subject = checked_text(request.subject, "subject", MAX_NAME_CHARS)
         predicate = normalised_predicate(request.predicate)
-        value = _text(request.object, "object", MAX_VALUE_CHARS)
+        value = checked_text(request.object, "object", MAX_VALUE_CHARS)
         if request.object_kind not in ("", "entity", "literal"):
             raise InvalidArgument(f"object_kind must be 'entity', 'literal' or empty, got {request.object_kind!r}")
         confidence = 1.0 if request.confidence is None else request.confidence
@@ -189,7 +181,7 @@ class GraphService:
         if request.correction and request.valid_to:
             raise InvalidArgument("a correction covers the corrected fact's interval; leave valid_to empty")
         singular = request.singular if request.singular is not None else predicate not in ACCUMULATING_PREDICATES
-        source = _text(request.source, "source", MAX_NAME_CHARS, required=False)
+        source = checked_text(request.source, "source", MAX_NAME_CHARS, required=False)
 
         created = _Created()
         with self._creating(created), self._db.transaction() as cursor:
@@ -287,8 +279,8 @@ class GraphService:
         kind = request.kind.strip().lower()
         if kind not in EPISODE_KINDS:
             raise InvalidArgument(f"kind {request.kind[:40]!r} is not one of: {', '.join(EPISODE_KINDS)}")
-        title = _text(request.title, "title", MAX_VALUE_CHARS)
-        body = _text(request.body, "body", MAX_BODY_CHARS, required=False)
+        title = checked_text(request.title, "title", MAX_VALUE_CHARS)
+        body = checked_text(request.body, "body", MAX_BODY_CHARS, required=False)
         files = _list(request.files, "files")
         mentions = _list(request.entities, "entities")
         now = utc_now()
@@ -309,7 +301,7 @@ class GraphService:
         name = normalised_predicate(relation, "relation")
         visible = visible_namespaces(namespace)
         for node in (from_id, to_id):
-            if not self._repository.node_exists(visible, _text(node, "id", MAX_NAME_CHARS)):
+            if not self._repository.node_exists(visible, checked_text(node, "id", MAX_NAME_CHARS)):
                 raise NotFound(f"no memory, entity, episode or fact with id {node!r} in namespace {namespace!r}")
         if from_id == to_id:
             raise InvalidArgument("a relation needs two different ids")
@@ -341,7 +333,7 @@ class GraphService:
 
     def time_travel(self, namespace: str, valid_at_text: str, known_at_text: str, entity_reference: str,
                     limit: int) -> tuple[datetime, datetime, list[FactRow], list[EpisodeRow]]:
-        valid_at = parse_iso(_text(valid_at_text, "valid_at", 64), "valid_at")
+        valid_at = parse_iso(checked_text(valid_at_text, "valid_at", 64), "valid_at")
         known_at = parse_iso(known_at_text, "known_at") or utc_now()
         visible = visible_namespaces(namespace)
         entity_id = self.find_entity(namespace, entity_reference).id if entity_reference.strip() else None
@@ -388,7 +380,7 @@ class GraphService:
         return [(row.key, others[row.id]) for row in rows]
 
     def find_entity(self, namespace: str, reference: str) -> EntityRow:
-        reference = _text(reference, "entity", MAX_NAME_CHARS)
+        reference = checked_text(reference, "entity", MAX_NAME_CHARS)
         visible = visible_namespaces(namespace)
         if reference.startswith("ent_"):
             found = self._repository.entities_by_id(visible, [reference])
