@@ -16,12 +16,13 @@ from pathlib import Path
 SEED = 20250611
 HERE = Path(__file__).resolve().parent
 HANDWRITTEN = HERE / "handwritten.jsonl"
+PINS = HERE / "split_pins.json"  # families of earlier releases and the split each must stay in
 
 LABELS = ("SAVE_PREFERENCE", "SAVE_DECISION", "SAVE_FACT", "RECALL_INFO", "UPDATE_INFO", "QUESTION")
 SPLITS = ("train", "val", "test")
 SPLIT_SHARE = {"train": 0.8, "val": 0.1, "test": 0.1}
 
-TARGET_PER_LABEL = 640  # hand-written + template examples per label
+TARGET_PER_LABEL = 950  # hand-written + template examples per label
 FAMILY_CAP = 60  # no template family may contribute more than this
 HW_AUG_RATE = 0.35  # share of hand-written messages that also get one augmented copy
 TPL_AUG_RATE = 0.45  # share of template messages that get form variation
@@ -814,6 +815,110 @@ FAMILIES: list[Family] = [
       "give me three title ideas for a talk on {concept}", "proofread this for me",
       "write a polite no to the meeting invite from {name}",
       "turn these notes into a status update for the {team} team"),
+    # ---------------------------------------------------------------- added in the second round (issue 4)
+    # Explicit memory cues ("remember that", "keep in mind", "note:") for every label, the pref/fact and
+    # fact/update boundaries (habits vs attributes, old moves vs recent ones), decisions followed by a task,
+    # and QUESTION hard negatives that use memory words or are undecided.
+    F("pref-memory-cue", P,
+      "remember that I prefer {style}", "keep in mind I like {rstyle}",
+      "note that I always use {tt.tool} for {tt.task}",
+      "for future reference, I can't stand {dislike}", "save this preference: {instead.a} over {instead.b}",
+      "make a note: I love {food}", "just so you know for next time, I'm really into {hobby}",
+      "remember, {rstyle} for me", "please remember I'd rather have {instead.a} than {instead.b}",
+      "keep in mind I really don't like {dislike}"),
+    F("pref-workspace", P,
+      "I basically live in {workspace}", "I spend my whole day in {workspace}", "{workspace} is where I do everything",
+      "I do all my work in {workspace}, so tailor suggestions to that",
+      "give me tips that work in {workspace}, that's my home base", "I'm in {workspace} all day and I like it that way",
+      "my happy place is {workspace}", "I'd rather stay in {workspace} than switch tools"),
+    F("pref-diet", P,
+      "I'm {diet}, keep that in mind for recipes", "heads up, I'm {diet}", "I'm {diet}, so no surprises in meal plans",
+      "I've been {diet} for years and I like it", "suggest restaurants that work for someone who's {diet}",
+      "I'm {diet} most days", "plan my meals knowing I'm {diet}"),
+    F("pref-address-me", P,
+      "I prefer to be called {nick.nick}", "{nick.nick} please, not {nick.full}",
+      "address me as {nick.nick} from now on",
+      "use {nick.nick} when you talk to me", "I'd like to be called {nick.nick}",
+      "refer to me as {nick.nick} in summaries", "I like being called {nick.nick}, it's friendlier",
+      "{nick.nick} works better for me than {nick.full}", "in messages to me, {nick.nick} is good"),
+    F("dec-memory-cue", D,
+      "remember that we went with {db} for {purpose}", "note that we've decided on {fw} for {project}",
+      "for the record: {option} it is", "keep in mind we chose {cloud} for {project}",
+      "save this decision: {tt.tool} for {tt.task}, team-wide", "make a note, we picked {db} for {purpose}",
+      "just so you know, we've decided to {pdec}", "log this: we're going with {option}"),
+    F("dec-then-task", D,
+      "{db} it is for {purpose}. can you {qtask}?", "we're going with {fw} for {project}, so please scaffold it",
+      "decided on {cloud} for {project}. how do I get started?", "ok we picked {option}. write up the next steps?",
+      "we'll use {tt.tool} for {tt.task}, can you set it up in the repo?",
+      "going with {db} for {purpose}; what indexes would you add?",
+      "final call is {fw} for {project}, can you list the migration steps?"),
+    F("dec-purchase", D,
+      "I'm getting the {laptop}, decided", "ordered the {laptop}, decision made",
+      "we're going with {car}, picking it up on {day}", "decided on the {laptop} over the {laptop#2}",
+      "after weeks of dithering I bought the {laptop}", "we settled on {car} in the end",
+      "it's the {laptop}, I just pulled the trigger"),
+    F("fact-memory-cue", FA,
+      "remember that my {rel} lives in {city}", "keep in mind I'm allergic to {allergen}",
+      "note: {svc} runs on port {port}",
+      "for future reference, {name} owns {project}", "save this: the {env} DB is {host}",
+      "make a note that my {rel}'s birthday is {caldate}", "just so you remember, I work at {company}",
+      "remember, I'm a {role} at {company}", "store this: {project} is deployed on {cloud}"),
+    F("fact-since-year", FA,
+      "I've lived in {city} since {year}", "I relocated to {city} in {year} for work",
+      "we've been in {city} since {year}",
+      "I moved to {city} when I was {kidage}", "{city} has been home since {year}",
+      "I came to {city} for uni in {year} and stayed", "I've been at {company} since {year}",
+      "we bought our place in {city} in {year}", "I was born in {city} and grew up there"),
+    F("fact-identity", FA,
+      "my name is {name} {surname}", "I'm {name}, a {role} at {company}", "hi, I'm {name}, I run the {team} team",
+      "I'm {age}", "I was born in {city}", "my full name is {name} {surname}, no middle name",
+      "I'm {name}, {age}, living in {city}", "I'm {name} {surname} on all the official stuff"),
+    F("rec-use-what-you-know", R,
+      "based on what you know about me, suggest a {thing}",
+      "given what I told you about {topic}, what should I do next?",
+      "using what you know about my {rel}, suggest a gift", "plan dinner around my {rel}'s diet, you know it",
+      "pick a time that fits the schedule I gave you", "write my bio from what I've told you about my work",
+      "fill in the {env} connection details from what I gave you",
+      "draft the reply to {name} using the decisions we made {timeframe}"),
+    F("rec-do-you-know", R,
+      "do you know my {rel}'s name?", "do you have {name}'s number?", "do you know where {project} is deployed?",
+      "any idea what I said about {topic}?", "do you still have the {env} host?",
+      "do you know which team {name} is on?",
+      "do you have my {rel}'s address?", "do you know what I'm allergic to?"),
+    F("rec-jog-memory", R,
+      "jog my memory: who owns {project}?", "I've forgotten what we decided on {topic}, what was it?",
+      "I blanked on {name}'s surname, help", "refresh me on what I said about {topic}",
+      "can't remember the {env} host, you have it?", "what was it I told you about {name} again?",
+      "I forgot my {rel}'s birthday, when is it?", "my memory's gone: which {cat} did we land on?"),
+    F("upd-not-anymore", U,
+      "I'm not at {company} anymore", "{name} isn't on the {team} team anymore", "we don't use {sw.old} anymore",
+      "I don't live in {city} anymore", "{svc} isn't on port {port} anymore", "I'm not {diet} anymore",
+      "{name} doesn't own {project} anymore", "my {rel} isn't in {city} anymore"),
+    F("upd-used-to", U,
+      "we used to use {sw.old}, now it's {sw.new}", "{name} used to own {project}, now {name#2} does",
+      "I used to live in {city}, I'm in {city#2} now", "standup used to be at {clock}, it's {clock#2} now",
+      "I used to be on {team}, now I'm on {team#2}", "{project} used to run on {cloud}, it's on {cloud#2} now",
+      "my {rel} used to work at {company}, now it's {company#2}"),
+    F("upd-explicit-cue", U,
+      "update: {name} is on the {team} team now", "please update {person.name}'s email to {person.email2}",
+      "change my {rel}'s city to {city} in your notes", "new info: {project} moved to {cloud}",
+      "heads up, things changed: {sw.new} replaced {sw.old}", "update my details, I'm a {role} now",
+      "please overwrite the old {env} host, it's {host} now", "that's outdated, {name} leads {team} now"),
+    F("q-memory-words-general", Q,
+      "how does {fw} remember form state between pages?", "remind me how {concept} works",
+      "can you recall the formula for compound interest?", "what year did {lc.who} create {lc.lang}, do you remember?",
+      "how do I make {tt.tool} remember my settings?", "what's a good way to remember {nl} vocabulary?",
+      "do you remember how to reverse a list in {lang}? I always forget",
+      "how do I update {tt.tool} without losing my config?"),
+    F("q-oneoff-this-time", Q,
+      "just this once, answer in {nl}", "for this file only, use {style}", "this time give me {rstyle}",
+      "for now use {tt.tool} for {tt.task}, we'll see later", "only in this answer: skip the code",
+      "just for this PR, {qtask}", "for today's notes, use {rstyle}", "in this reply, go with {instead.a}"),
+    F("q-undecided", Q,
+      "we're still deciding between {db} and {db#2} for {purpose}", "haven't decided on {fw} yet, what do you think?",
+      "no decision yet on {cloud} vs {cloud#2}, help me compare", "I'm on the fence about whether to {pdec}",
+      "torn between {option} and {option#2}, what would you do?", "not sure if we should {pdec}, thoughts?",
+      "we're leaning towards {db} for {purpose} but nothing's final, any red flags?"),
 ]
 
 # Contact slots are built from PEOPLE so that a name and its email address always agree.
@@ -831,6 +936,13 @@ EXTRA_SLOTS = {
     "phone": ["+44 7700 900123", "+1 415 555 0199", "+351 912 345 678", "+254 712 345678", "+91 98765 43210",
               "+49 151 2345 6789", "+81 90 1234 5678", "+55 11 91234 5678"],
     "street": ["Rua Augusta", "Baker Street", "Kurfürstendamm", "Ngong Road", "Calle de Alcalá", "Queen St W"],
+    "year": ["2004", "2008", "2010", "2011", "2013", "2014", "2015", "2016", "2017", "2018", "2020", "2021"],
+    "kidage": ["6", "9", "11", "12", "15", "18", "19", "22"],
+    "age": ["23", "27", "31", "34", "38", "42", "45", "51", "58", "63"],
+    "diet": ["vegan", "vegetarian", "pescatarian", "mostly plant-based", "doing keto", "teetotal", "dairy-free",
+             "low-carb"],
+    "workspace": ["the terminal", "tmux", "neovim", "VS Code", "Emacs", "JetBrains Rider", "Jupyter notebooks", "Zed",
+                  "Obsidian", "Excel", "Figma", "my Notion workspace"],
 }
 SHARED_SLOTS.update(EXTRA_SLOTS)
 
@@ -1107,6 +1219,13 @@ def build_examples() -> tuple[list[Example], dict]:
     return examples, stats
 
 
+def load_pins() -> dict[str, str]:
+    """family -> split for the families of earlier releases (split_pins.json)."""
+    pins = json.loads(PINS.read_text(encoding="utf-8"))["pins"]
+    assert set(pins.values()) <= set(SPLITS), set(pins.values())
+    return pins
+
+
 def assign_splits(examples: list[Example], steps: int = 20000) -> dict[str, str]:
     """Family-level split near 80/10/10 per label, every (label, source) stratum in every split: greedy, then local search."""
     rng = random.Random(f"{SEED}-split")
@@ -1134,10 +1253,17 @@ def assign_splits(examples: list[Example], steps: int = 20000) -> dict[str, str]
                          for k in strata)
         return total
 
-    fams = sorted(fam_counts)
+    # Families of earlier releases keep their split (so test stays comparable across releases); only new
+    # families are placed, greedily and then by the local search below.
+    pins = load_pins()
+    assignment: dict[str, str] = {}
+    for fam in sorted(fam_counts):
+        if fam in pins:
+            assignment[fam] = pins[fam]
+            current[pins[fam]].update(fam_counts[fam])
+    fams = sorted(f for f in fam_counts if f not in pins)
     rng.shuffle(fams)
     fams.sort(key=lambda f: -sum(fam_counts[f].values()))
-    assignment: dict[str, str] = {}
     for fam in fams:
         def deficit(split: str) -> float:
             return sum(n * (SPLIT_SHARE[split] * strata[k] - current[split][k]) / strata[k]
@@ -1201,6 +1327,8 @@ def check(examples: list[Example], assignment: dict[str, str], by_split: dict[st
             fam_splits[e.family].add(split)
     leaks = [f for f, s in fam_splits.items() if len(s) > 1]
     assert not leaks, leaks
+    moved = [f for f, s in load_pins().items() if f in fam_splits and fam_splits[f] != {s}]
+    assert not moved, moved
     keys = {s: {norm_key(e.text) for e in rows} for s, rows in by_split.items()}
     for a in SPLITS:
         for b in SPLITS:
@@ -1288,7 +1416,19 @@ asserts that no normalised text appears in two splits).
    coding-agent, work and personal-life contexts, with deliberately mixed register, length and form (typos,
    lowercase, fragments, non-native phrasing, emoji, code in backticks, several sentences). Groups collect 4–10
    related messages (same topic or the same contrast, e.g. a recall question next to the update it might be
-   confused with), so near-paraphrases never straddle splits. A group may mix labels.
+   confused with), so near-paraphrases never straddle splits. A group may mix labels. The second round (groups
+   after `fact-emoji-misc` in the file) added explicit memory cues for every label ("remember that …", "keep in
+   mind …", "note: …", and the QUESTION counterpart "remember to …"), the preference/fact boundary (habits and
+   tools the user likes vs attributes, time zones, ownership), old moves and background (SAVE_FACT) vs recent
+   changes (UPDATE_INFO), decisions followed by a task or phrased as a self-answered question, one-off vs
+   standing instructions, and `six-*` groups that say one thing about a shared topic in each of the six labels.
+   A third, small round (groups from `q-own-content-tasks` on) was written after reading the val errors of the
+   first model trained on the second round: task requests about the user's own text (QUESTION) vs summaries of
+   stored memory (RECALL_INFO), "delete what you have about …" (UPDATE_INFO) vs "show me what you have about …"
+   (RECALL_INFO), "how do I like my …?" recalls, "for now … later" decisions, recurring schedules as facts.
+   A fourth round (group `pref-address-3` and template family `pref-address-me`) followed the next run's val
+   errors: how the user wants to be addressed, of which the train split had almost nothing (the first release's
+   `pref-call-me` family and `pref-address` group are both in val).
 2. **Template families** (`FAMILIES` in `generate.py`): each family is one intent shape written as 5–13
    paraphrase templates (the chit-chat and bare-reply families list up to 32 fixed messages instead), filled from shared slot lists (people names from many cultures, relatives, cities,
    projects, teams, tools with matching tasks, databases, frameworks, clouds, hosts, ports, dates, foods,
@@ -1303,9 +1443,13 @@ asserts that no normalised text appears in two splits).
    code-like token. Slot values that look like code (hosts, ports, tools, paths) are also back-ticked 15% of the time.
 4. **Balancing**: each label gets the same target ({total} / 6 ≈ its share); hand-written messages count first,
    the rest is water-filled across that label's template families up to the cap.
-5. **Split**: whole families are assigned greedily (largest first, to the split furthest below 80/10/10), then a
-   seeded local search moves and swaps families to bring every label close to 80/10/10 while keeping both
-   hand-written and template families of every label in val and test.
+5. **Split**: families of earlier builds stay where they were (`split_pins.json`, checked by the script): the
+   first release's families keep their split, so its val and test families are still in val and test, and each
+   later round's families keep the split of the training run whose val errors the next round answered. New
+   families are assigned greedily
+   (largest first, to the split furthest below 80/10/10), then a seeded local search moves and swaps them to
+   bring every label close to 80/10/10 while keeping both hand-written and template families of every label in
+   val and test.
 
 ## Labels and borderline rules
 
@@ -1370,8 +1514,12 @@ Borderline rules applied when labelling:
   turn would make them a decision.
 - Some boundaries are judgement calls (habit vs fact, team convention vs decision, decision vs update); the rules
   above are applied consistently, but an independent labeller may disagree on a few percent of messages.
-- Val and test are small (about 400 messages each, 55–75 per label) and family-grouped, so per-label counts are
-  uneven and one split's accuracy moves by a few points with a single family; read val and test together.
+- Val and test are small (about 575 messages each, 90–100 per label) and family-grouped, so one split's accuracy
+  moves by a point or more with a single family; read val and test together.
+- The third and fourth hand-written rounds were written after reading val errors (never test errors), and the
+  training runs were chosen on val, so val accuracy is somewhat optimistic; test is the unbiased figure.
+- Pinned families keep their split, but their size follows the water-filling, so a pinned template family can hold
+  a few more or fewer examples than in the release it was pinned from.
 - Multi-intent messages (save + recall) are excluded rather than labelled; the precedence rule is untested there.
 - Augmentation can produce slightly unnatural text (e.g. a typo inside a name, a greeting before thanks).
 """
