@@ -38,6 +38,7 @@ DEFAULT_HOPS = 2
 MAX_NEIGHBOURHOOD = 200
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000
+MAX_UNKNOWN_KEYS = 100_000
 _PREDICATE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
@@ -413,6 +414,8 @@ class GraphService:
             if found:
                 cached = self._entities_by_key[(namespace, key)] = _prefer_own(found, namespace)
             elif not self._db.in_transaction():
+                if len(self._unknown_keys) >= MAX_UNKNOWN_KEYS:  # every word a prompt looks up lands here: stay bounded
+                    self._unknown_keys.clear()
                 self._unknown_keys.add((namespace, key))
         return cached
 
