@@ -10,7 +10,6 @@ import json
 import os
 import platform
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
