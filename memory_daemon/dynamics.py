@@ -10,7 +10,7 @@ import numpy as np
 from memory_daemon.config import RetrievalSettings
 from memory_daemon.errors import InvalidArgument
 from memory_daemon.retrieval import temporal_score
-from memory_daemon.store import MemoryRepository, MemoryRow
+from memory_daemon.store import MemoryRow
 from memory_daemon.timefmt import utc_now
 from preprocessing.terms import query_terms
 
@@ -74,25 +74,19 @@ def clusters_of(ids: Sequence[str], texts: Sequence[str], matrix: np.ndarray, si
     return clusters
 
 
-class MemoryDynamics:
-    """The rules above applied to a namespace's stored memories."""
+def to_archive(rows: Sequence[MemoryRow], settings: RetrievalSettings, threshold: float | None) -> list[MemoryRow]:
+    """The rows gc archives: forgettable at the given threshold (0.05 when None)."""
+    threshold = FORGET_THRESHOLD if threshold is None else threshold
+    if not 0.0 <= threshold <= 2.0:
+        raise InvalidArgument(f"forget_threshold must be in [0, 2], got {threshold}")
+    now = utc_now()
+    return [r for r in rows if forgettable(r, settings, threshold, now)]
 
-    def __init__(self, repository: MemoryRepository, settings: RetrievalSettings) -> None:
-        self._repository = repository
-        self._settings = settings
 
-    def to_archive(self, rows: Sequence[MemoryRow], threshold: float | None) -> list[MemoryRow]:
-        threshold = FORGET_THRESHOLD if threshold is None else threshold
-        if not 0.0 <= threshold <= 2.0:
-            raise InvalidArgument(f"forget_threshold must be in [0, 2], got {threshold}")
-        now = utc_now()
-        return [r for r in rows if forgettable(r, self._settings, threshold, now)]
-
-    @staticmethod
-    def checked_cluster_settings(similarity: float | None, limit: int) -> tuple[float, int]:
-        similarity = CLUSTER_SIMILARITY if similarity is None else similarity
-        if not 0.5 <= similarity <= 1.0:
-            raise InvalidArgument(f"similarity must be in [0.5, 1], got {similarity}")
-        if not 0 <= limit <= 200:
-            raise InvalidArgument(f"limit must be between 1 and 200, got {limit}")
-        return similarity, limit or 50
+def checked_cluster_settings(similarity: float | None, limit: int) -> tuple[float, int]:
+    similarity = CLUSTER_SIMILARITY if similarity is None else similarity
+    if not 0.5 <= similarity <= 1.0:
+        raise InvalidArgument(f"similarity must be in [0.5, 1], got {similarity}")
+    if not 0 <= limit <= 200:
+        raise InvalidArgument(f"limit must be between 1 and 200, got {limit}")
+    return similarity, limit or 50

@@ -14,7 +14,9 @@ from memory_daemon.errors import CortexdError, InvalidArgument, NotFound, Unavai
 from memory_daemon.config import RetrievalSettings
 from memory_daemon.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.retrieval import HybridRetriever, ScoredMemory, SearchQuery
-from memory_daemon.dynamics import MAX_CONSOLIDATE, Cluster, MemoryDynamics, clusters_of, should_promote, used_by
+from memory_daemon.dynamics import (
+    MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive, used_by,
+)
 from memory_daemon.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
@@ -124,7 +126,7 @@ class MemoryService:
         self._activation = activation
         self._vectors = VectorIndex(repository.embeddings)
         self._rows = RowCache(repository.get_many)
-        self._dynamics = MemoryDynamics(repository, retrieval)
+        self._retrieval = retrieval
         self._lexical = LexicalIndex(self._load_namespace)
         self._retriever = HybridRetriever(
             self._rows, self._lexical, self._vectors, self._embed_query, retrieval,
@@ -218,8 +220,13 @@ class MemoryService:
                    if m.superseded_by is None}
         if not earlier:
             return None
-        scored = {m: s for m, _t, s in self._vectors.nearest(row.namespace, analysis.embedding, 200) if m in earlier}
-        return earlier[max(scored, key=scored.get)] if scored else next(iter(earlier.values()))
+        return self._closest(row.namespace, analysis.embedding, earlier) or next(iter(earlier.values()))
+
+    def _closest(self, namespace: str, vector, candidates: dict[str, MemoryRow]) -> MemoryRow | None:
+        """The current candidate nearest to the vector, or None when none is among the 200 nearest."""
+        scored = {m: s for m, _t, s in self._vectors.nearest(namespace, vector, 200, include_superseded=False)
+                  if m in candidates}
+        return candidates[max(scored, key=scored.get)] if scored else None
 
     def _supersede(self, row: MemoryRow, old_ids: list[str]) -> tuple[str, ...]:
         now = utc_now()
@@ -339,7 +346,7 @@ class MemoryService:
     def collect_garbage(self, namespace: str, dry_run: bool, threshold: float | None) -> tuple[list[str], int, int]:
         """(archived ids, memories checked, long-term memories kept); archiving never deletes."""
         rows = self._repository.all_in(namespace)
-        doomed = self._dynamics.to_archive(rows, threshold)
+        doomed = to_archive(rows, self._retrieval, threshold)
         if not dry_run and doomed:
             now = utc_now()
             self._repository.archive([r.id for r in doomed], now)
@@ -347,7 +354,7 @@ class MemoryService:
         return [r.id for r in doomed], len(rows), sum(r.long_term for r in rows)
 
     def clusters(self, namespace: str, similarity: float | None, limit: int) -> list[Cluster]:
-        similarity, limit = self._dynamics.checked_cluster_settings(similarity, limit)
+        similarity, limit = checked_cluster_settings(similarity, limit)
         ids, texts, matrix, superseded = self._repository.embeddings(namespace)
         keep = [i for i, memory_id in enumerate(ids) if memory_id not in superseded]
         return clusters_of([ids[i] for i in keep], [texts[i] for i in keep], matrix[keep], similarity, limit)
@@ -490,21 +497,12 @@ class MemoryService:
                    if m.session_id == row.session_id and m.namespace == row.namespace}
         earlier.update((m.id, m) for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
                        if m.created_at <= row.created_at)
-        if not earlier:
-            return None
-        scored = {m: s for m, _t, s in self._vectors.nearest(row.namespace, vector, 200, include_superseded=False)
-                  if m in earlier}
-        return earlier[max(scored, key=scored.get)] if scored else None
-
-    def _announced_update(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> MemoryRow | None:
-        """A memory that announces a change ("we moved deploys to Thursdays", "the plan went up to 12 dollars",
-        "I misread the booking") updates the closest older current memory on the same topic."""
-        updated = self._announced_updates(row, vector, known)
-        return updated[0] if updated else None
+        return self._closest(row.namespace, vector, earlier) if earlier else None
 
     def _announced_updates(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> list[MemoryRow]:
-        """The older current memories a change-announcing memory updates: the closest on its topic, and a second
-        one nearly as close (a reversal "back to Django" matches both the original and what replaced it)."""
+        """The older current memories a memory announcing a change ("we moved deploys to Thursdays", "the plan went
+        up to 12 dollars", "I misread the booking") updates: the closest on its topic, and a second one nearly as
+        close (a reversal "back to Django" matches both the original and what replaced it)."""
         if vector is None or not announces_change(row.content):
             return []
         close = [(m, s) for m, _t, s in self._vectors.nearest(row.namespace, vector, 5, include_superseded=False)
