@@ -332,6 +332,16 @@ class GraphService:
         neighbourhood, edges = self._neighbourhood(visible, entity, hops, now)
         return EntityView(entity, active, history, episodes, neighbourhood, edges)
 
+    def facts_about(self, namespace: str, reference: str) -> list[FactRow]:
+        """The entity's active facts and the active facts linking it to other entities: what a context needs,
+        without the history, episodes and neighbourhood query_entity also gathers."""
+        visible = visible_namespaces(namespace)
+        entity = self.find_entity(namespace, reference)
+        now = utc_now()
+        active = [f for f in self._repository.facts_of(visible, entity.id) if fact_status(f, now) == "active"]
+        known = {f.id for f in active}
+        return active + [e for e in self._edges.neighbours(visible, entity.id, now) if e.id not in known]
+
     def time_travel(self, namespace: str, valid_at_text: str, known_at_text: str, entity_reference: str,
                     limit: int) -> tuple[datetime, datetime, list[FactRow], list[EpisodeRow]]:
         valid_at = parse_iso(checked_text(valid_at_text, "valid_at", 64), "valid_at")

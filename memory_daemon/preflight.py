@@ -136,10 +136,10 @@ class ContextCompiler:
         facts: dict[str, FactRow] = {}
         for key in salient_keys(task) | set(query_terms(task)):
             try:
-                view = self._graph.query_entity(namespace, key, 1, False)
+                about = self._graph.facts_about(namespace, key)
             except (NotFound, InvalidArgument):
                 continue
-            for fact in (*view.active, *view.edges):
+            for fact in about:
                 facts.setdefault(fact.id, fact)
         names = self._graph.entity_names(namespace, [f.subject_id for f in facts.values()])
         return [ContextLine(2, "fact", f.id, f"- {names.get(f.subject_id, f.subject_id)} {f.predicate} {_clip(f.object_value)}"
