@@ -22,8 +22,8 @@ from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
 from memory_daemon.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
-from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict, announces_change
-from preprocessing.context import leans_on_context, points_back
+from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict, announces_change, shares_topic
+from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
 from preprocessing.terms import salient_keys
 
 DEFAULT_STRENGTH = 1.0
@@ -48,6 +48,11 @@ def checked_namespace(namespace: str) -> str:
             f"namespace {namespace[:80]!r} is invalid: use 1-64 letters, digits, '.', '_' or '-', starting alphanumeric"
         )
     return namespace
+
+
+def _points_back_to_change(text: str) -> bool:
+    """Announces a change of something named earlier in the session ("pushed it to 10 June")."""
+    return changes_unnamed_subject(text) or points_back(text) and announces_change(text)
 
 
 def new_memory_id() -> str:
@@ -214,10 +219,10 @@ class MemoryService:
         """For an UPDATE_INFO message that leans on the conversation ("moved it to Thursdays"): the most similar
         recent memory of its session, which it most likely changes."""
         if analysis.intent.intent != "UPDATE_INFO" or not row.session_id or analysis.embedding is None \
-                or not (leans_on_context(row.content) or points_back(row.content) and announces_change(row.content)):
+                or not (leans_on_context(row.content) or _points_back_to_change(row.content)):
             return None
         earlier = {m.id: m for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
-                   if m.superseded_by is None}
+                   if m.superseded_by is None and shares_topic(row.content, m.content)}
         if not earlier:
             return None
         return self._closest(row.namespace, analysis.embedding, earlier) or next(iter(earlier.values()))
@@ -233,7 +238,7 @@ class MemoryService:
         for old_id in old_ids:
             self._repository.mark_superseded(old_id, row.id, now)
             self._rows.mark_superseded(old_id, row.id, now)
-            self._vectors.mark_superseded(row.namespace, old_id)
+            self._vectors.mark_superseded(row.namespace, old_id, row.id)
         return tuple(old_ids)
 
     def _record_facts(self, namespace: str, memory_id: str, analysis: Analysis, requested: bool | None):
@@ -470,7 +475,7 @@ class MemoryService:
                 pair = (announced[0].id, row.id)
                 updates.append(pair)
                 for old in announced[1:]:
-                    self._vectors.mark_superseded(row.namespace, old.id)
+                    self._vectors.mark_superseded(row.namespace, old.id, row.id)
             elif checker is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
                 verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
@@ -485,34 +490,40 @@ class MemoryService:
                         updates.append(pair)
             self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
             if pair is not None:
-                self._vectors.mark_superseded(row.namespace, pair[0])
+                self._vectors.mark_superseded(row.namespace, *pair)
         return updates
 
     def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
         """An imported record that announces a change without naming its subject ("we moved it to Thursdays"):
         the most similar earlier memory of its session, from this batch or the store."""
-        if not row.session_id or not points_back(row.content) or not announces_change(row.content):
+        if not row.session_id or not _points_back_to_change(row.content):
             return None
         earlier = {m.id: m for m in earlier_in_batch[-SESSION_LOOKBACK * 4:]
                    if m.session_id == row.session_id and m.namespace == row.namespace}
         earlier.update((m.id, m) for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
                        if m.created_at <= row.created_at)
+        earlier = {m: memory for m, memory in earlier.items() if shares_topic(row.content, memory.content)}
         return self._closest(row.namespace, vector, earlier) if earlier else None
 
     def _announced_updates(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> list[MemoryRow]:
         """The older current memories a memory announcing a change ("we moved deploys to Thursdays", "the plan went
         up to 12 dollars", "I misread the booking") updates: the closest on its topic, and a second one nearly as
-        close (a reversal "back to Django" matches both the original and what replaced it)."""
+        close (a reversal "back to Django" matches both the original and what replaced it). A match with an
+        outdated version stands for the topic's current version: "we bought a car again" is closest to "we have a
+        car", but what it changes is "we sold the car"."""
         if vector is None or not announces_change(row.content):
             return []
-        close = [(m, s) for m, _t, s in self._vectors.nearest(row.namespace, vector, 5, include_superseded=False)
-                 if s >= ANNOUNCED_UPDATE_SIMILARITY and m != row.id]
+        close: dict[str, float] = {}
+        for m, _t, s in self._vectors.nearest(row.namespace, vector, 5):
+            current = self._vectors.current_version(row.namespace, m)
+            if s >= ANNOUNCED_UPDATE_SIMILARITY and current != row.id and s > close.get(current, -1.0):
+                close[current] = s
         if not close:
             return []
-        missing = [m for m, _ in close if m not in known]
-        rows = {**{m: known[m] for m, _ in close if m in known},
+        missing = [m for m in close if m not in known]
+        rows = {**{m: known[m] for m in close if m in known},
                 **{r.id: r for r in self._rows.get_many(missing, (row.namespace,))}}
-        older = sorted(((rows[m], s) for m, s in close if m in rows and rows[m].created_at <= row.created_at),
+        older = sorted(((rows[m], s) for m, s in close.items() if m in rows and rows[m].created_at <= row.created_at),
                        key=lambda pair: -pair[1])
         return [m for m, s in older[:2] if s >= older[0][1] - SECOND_UPDATE_MARGIN]
 

@@ -17,13 +17,15 @@ from memory_daemon.row_cache import RowCache
 from memory_daemon.store import MemoryRow
 from memory_daemon.timefmt import utc_now
 from memory_daemon.vectors import VectorIndex
-from preprocessing.terms import salient_keys
+from preprocessing.terms import asks_about_the_past, salient_keys
 
 SIGNALS = ("lexical", "dense", "graph", "temporal")
 RETRIEVERS = ("lexical", "dense", "graph")  # temporal only re-ranks what these found
 FEEDBACK_HITS = 3
 MAX_KEY_MEMORIES = 100  # an entity more memories mention than this is a hub: it carries no activation
-STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for  # top fused lexical/dense hits whose entities seed the graph walk
+STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for
+SAME_TOPIC_SIMILARITY = 0.6  # cosine between two hits above which they are versions of one statement
+MAX_SUCCESSION_STEPS = 16  # how far a chain of updates is followed to reach the current version
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class SearchQuery:
     signals: tuple[str, ...] = ()
     session_id: str = ""
     include_history: bool = False  # rank superseded memories by relevance (x STALE_FACTOR), not after every current one
+    # (a query about the past, "what did we use before X?", always does, and without the factor)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,13 @@ def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: floa
             if score != previous:
                 rank, previous = position, score
             fused[memory_id] = fused.get(memory_id, 0.0) + weight / (k + rank)
+    # A candidate a signal did not find ranks just after everything it did find.
+    everyone = set(fused)
+    for signal, by_memory in scores.items():
+        if by_memory:
+            missing_share = weights.get(signal, 0.0) / (k + len(by_memory) + 1)
+            for memory_id in everyone - by_memory.keys():
+                fused[memory_id] += missing_share
     return fused
 
 
@@ -108,20 +118,96 @@ class HybridRetriever:
         if not candidates and signals != ("temporal",):
             return []
         rows = {r.id: r for r in self._rows(query, candidates, signals)}
+        self._pass_relevance_to_successors(query, found, rows, signals)
         if "temporal" in signals:
             now = utc_now()
             found["temporal"] = {m: temporal_score(r, now, self._settings) for m, r in rows.items()}
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
         fused = fuse(eligible, self._settings.weights(), self._settings.rrf_k)
+        # A question about the past ("what did we use before X?") is answered by outdated memories: they keep
+        # their full score, and the newest version of a statement is not moved ahead of them.
+        looking_back = asks_about_the_past(query.text)
         for memory_id, row in rows.items():
-            if row.superseded_by and memory_id in fused:
+            if row.superseded_by and memory_id in fused and not looking_back:
                 fused[memory_id] *= STALE_FACTOR
         # A superseded memory never outranks a current one unless history is asked for; it still fills the
         # places no current memory matches, so questions about the past keep their evidence.
-        stale_last = (lambda m: rows[m].superseded_by is not None) if not query.include_history else (lambda m: False)
+        history = query.include_history or looking_back
+        stale_last = (lambda m: rows[m].superseded_by is not None) if not history else (lambda m: False)
         ranked = sorted(fused, key=lambda m: (stale_last(m), -fused[m], -rows[m].created_at.timestamp()))[: query.limit]
+        if not looking_back:
+            ranked = self._newest_first_within_topics(ranked, rows, query.include_history)
         return [ScoredMemory(rows[m], fused[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]
+
+    def _newest_first_within_topics(self, ranked: list[str], rows: dict[str, MemoryRow],
+                                    include_history: bool) -> list[str]:
+        """Among the hits, versions of one statement ("clusters run Kubernetes 1.28" and, later, "all clusters are
+        on 1.30") keep the places they earned, but the newest takes the best of them: an update that was never
+        marked as one still answers before what it replaced. Only returned hits move, so what is found stays the
+        same; superseded memories are left where they are."""
+        head = [m for m in ranked if include_history or not rows[m].superseded_by]
+        if len(head) < 2:
+            return ranked
+        vectors: dict[str, np.ndarray] = {}
+        for namespace in {rows[m].namespace for m in head}:
+            vectors.update(self._vectors.vectors_of(namespace, [m for m in head if rows[m].namespace == namespace]))
+        head = [m for m in head if m in vectors]
+        if len(head) < 2:
+            return ranked
+        matrix = np.stack([vectors[m] for m in head])
+        similar = matrix @ matrix.T >= SAME_TOPIC_SIMILARITY
+        group = list(range(len(head)))  # union-find over "same statement" pairs
+
+        def root(i: int) -> int:
+            while group[i] != i:
+                group[i] = group[group[i]]
+                i = group[i]
+            return i
+
+        for i in range(len(head)):
+            for j in range(i + 1, len(head)):
+                if similar[i, j] and rows[head[i]].namespace == rows[head[j]].namespace:
+                    group[root(j)] = root(i)
+        members: dict[int, list[str]] = {}
+        for i, memory_id in enumerate(head):
+            members.setdefault(root(i), []).append(memory_id)
+        placed = {}
+        for ids in members.values():
+            if len(ids) > 1:
+                newest_first = sorted(ids, key=lambda m: -rows[m].created_at.timestamp())
+                placed.update(zip(ids, newest_first))  # ids are in rank order: the best place goes to the newest
+        return [placed.get(m, m) for m in ranked]
+
+    def _pass_relevance_to_successors(self, query: SearchQuery, found: dict[str, dict[str, float]],
+                                      rows: dict[str, MemoryRow], signals: Sequence[str]) -> None:
+        """A question that matches an outdated memory is answered by its current version, whatever words that uses.
+
+        "We moved deploys to Thursdays" may share no word with "which day do we deploy?", while the memory it
+        superseded ("Deploys are on Tuesdays") matches well: each signal's score for a superseded memory is
+        carried, at most, to the end of its chain of successors (added to `rows` when it passes the filters)."""
+        successor_of = {m: r.superseded_by for m, r in rows.items() if r.superseded_by}
+        if not successor_of:
+            return
+        current_of: dict[str, str] = {}
+        for stale_id in successor_of:
+            seen, step = {stale_id}, successor_of[stale_id]
+            for _ in range(MAX_SUCCESSION_STEPS):
+                if step not in rows:
+                    fetched = self._rows(query, {step}, signals)
+                    if not fetched:
+                        break
+                    rows[step] = fetched[0]
+                successor = rows[step].superseded_by
+                if not successor or successor in seen:
+                    current_of[stale_id] = step
+                    break
+                seen.add(step)
+                step = successor
+        for signal, scores in found.items():
+            for stale_id, current_id in current_of.items():
+                if stale_id in scores and scores[stale_id] > scores.get(current_id, float("-inf")):
+                    scores[current_id] = scores[stale_id]
 
     def _dense(self, query: SearchQuery, depth: int) -> dict[str, float]:
         vector = self._embed(query.text)

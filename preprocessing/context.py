@@ -18,6 +18,12 @@ _LEANS_ON_CONTEXT = re.compile(
 )
 # Pronouns that point back to something named earlier, for updates that do not repeat their subject.
 _POINTS_BACK = re.compile(r"\b(it|it's|its|they|they're|them|their|there|that|this|those|he|she|his|her)\b", re.I)
+# A change whose object is a pronoun: "pushed it to 10 June", "we'll move it to Postgres", "so it becomes 14 days".
+_CHANGES_UNNAMED = re.compile(
+    r"\b(?:mov|push|shift|chang|switch|migrat|rais|lower|bump|reduc|reschedul|postpon|cut|increas|decreas)\w* "
+    r"(?:it|that|this|them) (?:to|back|up|down|out|until|from)\b|\b(?:it|that|this) (?:becomes|became|is now)\b",
+    re.IGNORECASE,
+)
 MAX_LEANING_WORDS = 12
 MAX_POINTING_WORDS = 30
 
@@ -30,6 +36,11 @@ def leans_on_context(message: str) -> bool:
 def points_back(message: str) -> bool:
     """A message of up to 30 words that refers to something by pronoun ("they're closed, so ... instead")."""
     return len(message.split()) <= MAX_POINTING_WORDS and bool(_POINTS_BACK.search(message))
+
+
+def changes_unnamed_subject(message: str) -> bool:
+    """A message that changes something it names only by pronoun ("moved it to Thursdays")."""
+    return len(message.split()) <= MAX_POINTING_WORDS and bool(_CHANGES_UNNAMED.search(message))
 
 
 @dataclass

@@ -143,6 +143,17 @@ _REVISING = re.compile(r"\b(?:again|back (?:to|into|on|in)|revers(?:e|ed|al)|mis
                        r"|cancel\w*|from next \w+|from (?:now|then) on|later|earlier|new policy|wrote back|checked)\b", re.I)
 
 
+def shares_topic(text: str, other: str) -> bool:
+    """The two texts have a content word or a kind of value (a number, a weekday, a month, a name) in common: the
+    least a message that does not name its subject ("pushed it to 10 June") needs to update an earlier one."""
+    first, second = _analyse(text), _analyse(other)
+    if {w.key for w in first.content if w.kind != "number"} & {w.key for w in second.content if w.kind != "number"}:
+        return True
+    if any(getattr(first, kind) and getattr(second, kind) for kind in ("numbers", "weekdays", "months")):
+        return True
+    return any(w.kind == "value" for w in first.content) and any(w.kind == "value" for w in second.content)
+
+
 def announces_change(text: str) -> bool:
     """The text says something changed, stopped, came back or was corrected ("moved it to", "no longer",
     "actually", "again", "I misread")."""

@@ -82,6 +82,17 @@ def identifiers(text: str) -> set[str]:
     return {token.lower() for token in _TOKEN.findall(text) if is_identifier(token)}
 
 
+# A question about how things were, not how they are: "which Python did we use before the upgrade?"
+_ASKS_ABOUT_THE_PAST = re.compile(
+    r"\b(?:before|previous(?:ly)?|used to|originally|formerly|former|at first|initially|prior to|in the past"
+    r"|back then|back when|old(?:er)?|earlier|first (?:one|version|choice))\b", re.IGNORECASE)
+
+
+def asks_about_the_past(query: str) -> bool:
+    """The query asks what was true earlier, so outdated memories are answers, not noise."""
+    return bool(_ASKS_ABOUT_THE_PAST.search(query))
+
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'._\-/]*[A-Za-z0-9]|[A-Za-z]")
 
 

@@ -165,3 +165,26 @@ def test_single_session_under_concurrency_keeps_exactly_window(clock, frequent_t
     for writer in range(4):
         mine = [int(t.split("-")[1]) for t in turns if t.startswith(f"{writer}-")]
         assert mine == sorted(mine)  # each writer's messages stay in its own order
+
+
+def test_changes_unnamed_subject_and_shares_topic():
+    from preprocessing.context import changes_unnamed_subject
+    from preprocessing.dedup import shares_topic
+
+    for text in ("They pushed it to 10 June", "we'll move it to Postgres 16", "so it becomes 14 days",
+                 "We raised it to 32,000 because of the appliances"):
+        assert changes_unnamed_subject(text), text
+    for text in ("It is raining", "move fast and break things", "I pushed the branch to origin"):
+        assert not changes_unnamed_subject(text), text
+    assert shares_topic("pushed it to 10 June", "Dentist appointment on 3 June at 8:00")  # dates
+    assert shares_topic("it belongs to the discovery team instead", "The search service is owned by the platform team")
+    assert shares_topic("so we moved it to Landhaus Himmelpfort", "The team offsite is at Gut Schwante")  # names
+    assert not shares_topic("The dog ate a sock again, the vet says it'll pass", "Theo is allergic to tree nuts")
+
+
+def test_asks_about_the_past():
+    from preprocessing.terms import asks_about_the_past
+
+    assert asks_about_the_past("Which Python did we use before the upgrade?")
+    assert asks_about_the_past("what was the original plan? previously we said")
+    assert not asks_about_the_past("Which Python do we use?")

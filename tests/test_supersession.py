@@ -79,3 +79,75 @@ def test_import_counts_add_up_across_chunks(daemon):
         assert (first.imported, first.skipped) == (1203, 0)
         again = client.import_records(records)
         assert (again.imported, again.skipped) == (0, 1203)
+
+
+def test_the_current_version_answers_a_question_only_the_outdated_one_matches(daemon):
+    """Relevance found on a superseded memory passes to its successor, whatever words the successor uses."""
+    with daemon.client("words") as client:
+        old = client.save_memory(content="Deploys are on Tuesdays").memory
+        client.save_memory(content="The office plant needs water on Fridays")
+        new = client.save_memory(content="Shipping to production happens Thursday afternoons", supersedes=old.id).memory
+        hits = client.search_memory(query="deploys tuesdays", signals=["lexical"]).hits
+        assert hits[0].memory.id == new.id
+        assert [h.memory.id for h in hits].index(old.id) > 0
+
+
+def test_a_question_about_the_past_ranks_outdated_memories_by_relevance(daemon):
+    with daemon.client("past") as client:
+        old = client.save_memory(content="The ledger container used Python 3.11").memory
+        client.save_memory(content="The ledger container uses Python 3.12 now", supersedes=old.id)
+        for note in ("The ledger container image is built in CI on every merge",
+                     "Ledger container logs go to Loki with a 14 day retention",
+                     "The ledger container runs as a non-root user",
+                     "Ledger container health checks hit /healthz every 10 seconds"):
+            client.save_memory(content=note)
+        before = client.search_memory(query="which Python did the ledger container use before the upgrade?", limit=3)
+        assert old.id in [h.memory.id for h in before.hits]
+        now = client.search_memory(query="which Python does the ledger container use?", limit=3)
+        assert now.hits[0].memory.content == "The ledger container uses Python 3.12 now"
+
+
+def test_unmarked_versions_of_one_statement_come_newest_first(daemon):
+    """Two versions dedup did not link (no change marker, a different number) still answer newest first."""
+    records = [
+        {"id": "first", "text": "The clusters run Kubernetes 1.26.", "timestamp": "2023-06-01T09:00:00Z"},
+        {"id": "old", "text": "Upgraded the clusters to Kubernetes 1.28.", "timestamp": "2024-01-15T09:00:00Z"},
+        {"id": "new", "text": "All clusters are on Kubernetes 1.30 after the upgrade.", "timestamp": "2025-02-24T09:00:00Z"},
+        {"id": "other", "text": "The kubectl in the toolbox image is 1.31.", "timestamp": "2025-03-01T09:00:00Z"},
+    ]
+    with daemon.client("k8s") as client:
+        client.import_records(records)
+        hits = client.search_memory(query="Which Kubernetes version do the clusters run?").hits
+        ranked = [h.memory.external_id for h in hits]
+        assert ranked.index("new") < ranked.index("old")
+
+
+def test_a_reversal_updates_what_replaced_the_original(daemon):
+    """"Back to gofumpt" is closest to the outdated "formatted with gofumpt"; what it changes is "dropped gofumpt"."""
+    records = [
+        {"id": "m1", "text": "The Go code is formatted with gofumpt.", "timestamp": "2024-02-01T09:00:00Z"},
+        {"id": "m2", "text": "We dropped gofumpt, plain gofmt only.", "timestamp": "2024-03-01T09:00:00Z"},
+        {"id": "m3", "text": "We are back to gofumpt since the editor plugins support it now.",
+         "timestamp": "2024-09-01T09:00:00Z"},
+        {"id": "m4", "text": "The Python code is formatted with ruff format.", "timestamp": "2024-09-10T09:00:00Z"},
+    ]
+    with daemon.client("fmt") as client:
+        client.import_records(list(reversed(records)))
+        history = client.search_memory(query="gofumpt go code formatting", include_history=True).hits
+        by_id = {h.memory.external_id: h.memory for h in history}
+        assert by_id["m2"].superseded_by == by_id["m3"].id
+        assert by_id["m1"].superseded_by  # replaced by m2
+        assert not by_id["m3"].superseded_by
+        assert client.search_memory(query="Does the Go code use gofumpt?").hits[0].memory.external_id == "m3"
+
+
+def test_a_pronoun_update_needs_something_in_common_with_what_it_updates(daemon):
+    """"The dog ate a sock again" points back and says "again", but shares nothing with the allergy note."""
+    with daemon.client("family") as client:
+        allergy = client.save_memory(content="Theo is allergic to tree nuts and carries an EpiPen", session_id="d1").memory
+        client.save_memory(content="The dog ate a sock again, the vet says it'll pass", session_id="d1")
+        appointment = client.save_memory(content="Dentist appointment on 3 June at 8:00", session_id="d1").memory
+        moved = client.save_memory(content="They just called and pushed it to 10 June, same time", session_id="d1")
+        assert list(moved.superseded_memories) == [appointment.id]
+        current = client.search_memory(query="Theo allergy EpiPen", include_history=True).hits
+        assert next(h.memory for h in current if h.memory.id == allergy.id).superseded_by == ""

@@ -100,15 +100,15 @@ class MemoryRepository:
                 cursor.execute(_INSERT.split(" VALUES ")[0] + " VALUES " + ", ".join([row] * len(chunk)),
                                [value for values in chunk for value in values])
 
-    def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, set[str]]:
-        """Ids, contents and embeddings of a namespace's memories that have one, and which of them are superseded."""
+    def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
+        """Ids, contents and embeddings of a namespace's memories that have one, and the successor of each superseded one."""
         rows = self._db.cursor().execute(
-            "SELECT id, content, embedding, superseded_by IS NOT NULL FROM memories "
+            "SELECT id, content, embedding, superseded_by FROM memories "
             "WHERE namespace = ? AND embedding IS NOT NULL ORDER BY created_at",
             [namespace],
         ).fetchall()
         matrix = np.array([r[2] for r in rows], dtype=np.float32).reshape(len(rows), EMBEDDING_DIMENSIONS)
-        return [r[0] for r in rows], [r[1] for r in rows], matrix, {r[0] for r in rows if r[3]}
+        return [r[0] for r in rows], [r[1] for r in rows], matrix, {r[0]: r[3] for r in rows if r[3]}
 
     def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
         if not ids:
