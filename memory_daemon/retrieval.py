@@ -24,7 +24,7 @@ RETRIEVERS = ("lexical", "dense", "graph")  # temporal only re-ranks what these 
 FEEDBACK_HITS = 3
 MAX_KEY_MEMORIES = 100  # an entity more memories mention than this is a hub: it carries no activation
 STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for
-SAME_TOPIC_SIMILARITY = 0.6  # cosine between two hits above which they are versions of one statement
+SAME_TOPIC_SIMILARITY = 0.65  # cosine between two hits above which they are versions of one statement
 MAX_SUCCESSION_STEPS = 16  # how far a chain of updates is followed to reach the current version
 
 
