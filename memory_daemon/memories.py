@@ -530,10 +530,17 @@ class MemoryService:
     def _embeddings(self, texts: list[str]) -> list | None:
         if self._activation is None or not texts:
             return None
-        chunks = [self._activation.embed(texts[i: i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
-        if any(chunk is None for chunk in chunks):
-            return None
-        return [vector for chunk in chunks for vector in chunk]
+        # Batches of similar length: each is padded to its longest text, so mixing lengths wastes most of the work.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: list = [None] * len(texts)
+        for start in range(0, len(order), EMBED_BATCH):
+            batch = order[start: start + EMBED_BATCH]
+            chunk = self._activation.embed([texts[i] for i in batch])
+            if chunk is None:
+                return None
+            for i, vector in zip(batch, chunk, strict=True):
+                vectors[i] = vector
+        return vectors
 
     def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
         limits = self._limits

@@ -540,6 +540,8 @@ class DeduplicationChecker:
 
         if re.findall(r"\w+", new_text.lower()) == re.findall(r"\w+", candidate.text.lower()):
             return verdict(DedupAction.MERGE, "same text")
+        if similarity < related - UPDATE_MARGIN:
+            return verdict(DedupAction.NEW)  # what follows can only find NEW this far apart: skip the analysis
         old, new = _analyse(candidate.text), _analyse(new_text)
         comparison = _align(old, new)
         conflicts, explained = _conflicts(old, new, comparison)
