@@ -294,4 +294,8 @@ def run_bench(suite: str, quick: bool = False) -> int:
         from memory_daemon.bench_graph import bench_graph
 
         return bench_graph(quick)
+    if suite == "hooks":
+        from memory_daemon.bench_hooks import run
+
+        return run(quick)
     raise SystemExit(f"unknown bench suite {suite!r}")

@@ -83,6 +83,11 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
 
     verbs.add_parser("demo", help="run the scripted two-host demo on a temporary daemon")
 
+    from memory_daemon.hooks import add_hook_arguments
+
+    add_hook_arguments(verbs.add_parser("hook", help="a host hook: the host's event JSON on stdin; saves what the prompt "
+                                                     "asks to remember and prints the memory relevant to it"))
+
     graph = verbs.add_parser("graph", help="the knowledge graph: upsert-fact, record-episode, query-entity, time-travel, ...")
     decisions = verbs.add_parser("decisions", help="the decision log: log-decision, record-outcome, list-decisions, get-session")
     memory = verbs.add_parser("memory", help="every memory RPC as a verb: gc, promote-memory, cluster-memories, export-memories, ...")
@@ -103,8 +108,39 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
 
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
-    bench.add_argument("suite", choices=["transport", "activation", "graph", "retrieval"])
+    bench.add_argument("suite", choices=["transport", "activation", "graph", "retrieval", "hooks"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
+
+    service = verbs.add_parser("service", help="run the daemon as a systemd user unit (Linux) or launchd agent (macOS)")
+    service_actions = service.add_subparsers(dest="service_verb", required=True, metavar="ACTION")
+    for action, action_help in (("install", "write the unit or agent file and start it (idempotent)"),
+                                ("uninstall", "stop the service and remove its file"),
+                                ("status", "is the file installed, is the service running (exit 1 when not running)")):
+        service_action = service_actions.add_parser(action, help=action_help)
+        scope = service_action.add_mutually_exclusive_group()
+        scope.add_argument("--user", dest="system", action="store_false", help="your own service manager (default)")
+        scope.add_argument("--system", action="store_true",
+                           help="a system unit that runs as you on /run/cortexd/cortexd.sock (systemd only, needs root)")
+        service_action.set_defaults(system=False)
+        service_action.add_argument("--platform", choices=["linux", "macos"], help="default: this machine's")
+        service_action.add_argument("--data-dir", help="the store the service uses (default: $CORTEXD_DATA_DIR or the user data dir)")
+        if action == "install":
+            service_action.add_argument("--print", action="store_true", help="only print the file, change nothing")
+        if action == "status":
+            service_action.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    mcp_config = verbs.add_parser("mcp-config", help="print, or merge into a host's config, the entry that runs `cortexd proxy`")
+    mcp_config.add_argument("host", choices=["claude-desktop", "claude-code", "cursor"])
+    mcp_config.add_argument("--install", action="store_true", help="merge it into the host's config file (keeps a backup)")
+    mcp_config.add_argument("--namespace", help="namespace for this host (default: the proxy picks the git repository's name)")
+    mcp_config.add_argument("--install-hooks", action="store_true",
+                            help="claude-code: also add UserPromptSubmit and SessionStart hooks to ~/.claude/settings.json")
+
+    config = verbs.add_parser("config", help="show the effective configuration and where each value came from")
+    config_actions = config.add_subparsers(dest="config_verb", required=True, metavar="ACTION")
+    config_actions.add_parser("show", help="every setting, with its source: default, the file, or a variable").add_argument(
+        "--json", action="store_true", help="print JSON instead of text")
+    config_actions.add_parser("path", help="where config.toml is read from")
     return parser
 
 
@@ -119,6 +155,10 @@ def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"]:  # a fresh process per prompt: skip building the full command line
+        from memory_daemon.hooks import main as run_hook
+
+        return run_hook(argv[1:])
     args = build_parser(derived_verbs=argv[:1] in (["graph"], ["decisions"], ["memory"])).parse_args(argv)
     if args.verb == "serve":
         return _serve(args)
@@ -142,6 +182,18 @@ def main(argv: list[str] | None = None) -> int:
         from memory_daemon.bench import run_bench
 
         return run_bench(args.suite, quick=args.quick)
+    if args.verb == "service":
+        from memory_daemon.service_install import run_service_verb
+
+        return run_service_verb(args)
+    if args.verb == "mcp-config":
+        from memory_daemon.host_setup import run_mcp_config_verb
+
+        return run_mcp_config_verb(args)
+    if args.verb == "config":
+        from memory_daemon.config_report import run_config_verb
+
+        return run_config_verb(args)
     return _client_verb(args)
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
+from memory_daemon.config_file import raw_table
+
 DATA_DIR_ENV = "CORTEXD_DATA_DIR"
 DATABASE_FILE = "cortexd.duckdb"
 
@@ -69,6 +71,10 @@ class RetrievalSettings(BaseModel):
     half_life_days: float = Field(30.0, gt=0.0)
     decay_model: str = Field("exponential", pattern="^(exponential|power)$")
     use_boost: float = Field(0.2, ge=0.0)
+    # Dense search is exact below this many memories in a namespace, and goes through a coarse-cell index above it.
+    coarse_index_from: int = Field(100_000, ge=1)
+    coarse_probe_cells: int = Field(32, ge=1)  # cells scanned per query: more is slower and closer to exact
+    working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
 
     def weights(self) -> dict[str, float]:
         return {"lexical": self.lexical_weight, "dense": self.dense_weight, "graph": self.graph_weight,
@@ -91,14 +97,6 @@ class DaemonSettings(BaseModel):
         return self.data_dir / DATABASE_FILE
 
 
-CONFIG_ENV = "CORTEXD_CONFIG"
-
-
-def config_path() -> Path:
-    override = os.environ.get(CONFIG_ENV, "").strip()
-    return Path(override).expanduser() if override else Path(platformdirs.user_config_dir("cortexd")) / "config.toml"
-
-
 def load_activation_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> ActivationSettings:
     """The file's `[activation]` table, overridden by CORTEXD_<FIELD> variables; a bad key or value names itself."""
     return _load_table("activation", ActivationSettings, "CORTEXD_", path, environ)
@@ -110,22 +108,9 @@ def load_retrieval_settings(path: Path | None = None, environ: dict[str, str] | 
 
 
 def _load_table(table: str, model, prefix: str, path: Path | None, environ: dict[str, str] | None):
-    import tomllib
-
     from pydantic import ValidationError
 
-    environ = os.environ if environ is None else environ
-    path = path or config_path()
-    values: dict[str, object] = {}
-    if path.is_file():
-        try:
-            values.update(tomllib.loads(path.read_text(encoding="utf-8")).get(table, {}))
-        except tomllib.TOMLDecodeError as error:
-            raise ValueError(f"{path}: not valid TOML: {error}") from None
-    for name in model.model_fields:
-        raw = environ.get(f"{prefix}{name.upper()}")
-        if raw is not None:
-            values[name] = raw
+    path, values = raw_table(table, model.model_fields, prefix, path, environ)
     try:
         return model(**values)
     except ValidationError as error:
