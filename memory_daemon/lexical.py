@@ -15,6 +15,10 @@ from preprocessing.terms import identifiers, query_terms, terms
 K1 = 1.2
 B = 0.75
 IDENTIFIER_BOOST = 1.5  # a memory containing the query's exact identifier ("auth_service", "3.12") scores this much more
+COMMON_SHARE = 0.1  # a query term in more than this share of a namespace's memories is a common term
+COMMON_MIN_DOCS = 5_000
+CANDIDATES_PER_HIT = 20  # common terms re-rank this many of the rarer terms' best matches per requested hit
+MIN_CANDIDATES = 1_000
 
 
 @dataclass(frozen=True)
@@ -65,33 +69,53 @@ class _NamespaceIndex:
         return cached
 
     def bm25(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """Vectorised BM25: each query term adds its contribution to a dense score array in one numpy step."""
+        """Vectorised BM25: each query term adds its contribution to a dense score array in one numpy step.
+
+        Terms in more than COMMON_SHARE of the memories (at least COMMON_MIN_DOCS) only re-rank the best
+        candidates the rarer terms found, like Lucene's cutoff-frequency query: at a million memories a word in
+        every other one would otherwise cost more than the rest of the search."""
         n = len(self.ids)
         if n == 0:
             return []
         if len(self._length_array) != n:
             self._length_array = np.asarray(self.lengths, dtype=np.float32)
         norm = K1 * (1 - B + B * self._length_array / max(self.total_length / n, 1.0))
+        postings = [arrays for term in dict.fromkeys(query_terms(query))
+                    if (arrays := self._posting_arrays(term)) is not None]
+        cutoff = max(COMMON_MIN_DOCS, COMMON_SHARE * n)
+        rare = [p for p in postings if len(p[0]) <= cutoff]
+        common = [p for p in postings if len(p[0]) > cutoff] if rare else []
         scores = np.zeros(n, dtype=np.float32)
-        for term in query_terms(query):
-            arrays = self._posting_arrays(term)
-            if arrays is None:
-                continue
-            docs, tfs = arrays
-            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-            scores[docs] += idf * tfs * (K1 + 1) / (tfs + norm[docs])  # docs are unique within a term
-        for token in identifiers(query):
-            docs = self.identifiers.get(token)
-            if docs:
-                boosted = np.fromiter(docs, dtype=np.int64, count=len(docs))
-                scores[boosted] *= IDENTIFIER_BOOST
-        matched = int(np.count_nonzero(scores))
-        if matched == 0:
+        for docs, tfs in rare or postings:
+            scores[docs] += _idf(n, len(docs)) * tfs * (K1 + 1) / (tfs + norm[docs])  # docs are unique within a term
+        boosted = [np.fromiter(docs, dtype=np.int64, count=len(docs))
+                   for token in identifiers(query) if (docs := self.identifiers.get(token))]
+        for docs in boosted:
+            scores[docs] *= IDENTIFIER_BOOST
+        found = np.flatnonzero(scores)
+        if len(found) == 0:
             return []
-        count = min(limit, matched)
-        top = np.argpartition(-scores, count - 1)[:count]
-        top = top[np.argsort(-scores[top], kind="stable")]
+        pool = max(limit * CANDIDATES_PER_HIT, MIN_CANDIDATES)
+        candidates = found if len(found) <= pool else found[np.argpartition(-scores[found], pool - 1)[:pool]]
+        if common:
+            boost = np.ones(len(candidates), dtype=np.float32)
+            for docs in boosted:
+                boost[np.isin(candidates, docs)] *= IDENTIFIER_BOOST
+            for docs, tfs in common:  # posting lists are in ascending doc order: look the candidates up
+                at = np.minimum(np.searchsorted(docs, candidates), len(docs) - 1)
+                present = docs[at] == candidates
+                hit_docs, hit_tfs = candidates[present], tfs[at[present]]
+                scores[hit_docs] += (_idf(n, len(docs)) * hit_tfs * (K1 + 1) / (hit_tfs + norm[hit_docs])
+                                     * boost[present])
+        candidate_scores = scores[candidates]
+        count = min(limit, len(candidates))
+        top = np.argpartition(-candidate_scores, count - 1)[:count]
+        top = candidates[top[np.argsort(-candidate_scores[top], kind="stable")]]
         return [(self.ids[doc], float(scores[doc])) for doc in top]
+
+
+def _idf(n: int, df: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 class LexicalIndex:

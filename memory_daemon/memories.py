@@ -129,7 +129,7 @@ class MemoryService:
         self._graph = graph  # GraphService: facts stated in saved memories are recorded there
         self._limits = limits
         self._activation = activation
-        self._vectors = VectorIndex(repository.embeddings)
+        self._vectors = VectorIndex(repository.embeddings, retrieval.coarse_index_from, retrieval.coarse_probe_cells)
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
         self._lexical = LexicalIndex(self._load_namespace)

@@ -100,7 +100,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
 
     threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
     graph = GraphService(GraphRepository(database))
-    sessions = SessionMemory()
+    sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
     decisions = DecisionLog(DecisionRepository(database), sessions)
     memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions)
     compiler = ContextCompiler(memories, graph, working_memory_lines(sessions), decisions)

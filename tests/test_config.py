@@ -60,3 +60,14 @@ def test_daemon_refuses_a_bad_config_file(workdir):
         capture_output=True, text=True, timeout=60, env={**os.environ, "CORTEXD_CONFIG": str(bad)},
     )
     assert result.returncode == 2 and "activation.context_window" in result.stderr
+
+
+def test_retrieval_settings_from_file_and_environment(tmp_path):
+    from memory_daemon.config import load_retrieval_settings
+
+    config = tmp_path / "config.toml"
+    config.write_text("[retrieval]\nworking_memory_idle_minutes = 15\ncoarse_index_from = 50000\n")
+    settings = load_retrieval_settings(config, environ={"CORTEXD_RETRIEVAL_COARSE_PROBE_CELLS": "8"})
+    assert (settings.working_memory_idle_minutes, settings.coarse_index_from, settings.coarse_probe_cells) == (15, 50000, 8)
+    with pytest.raises(ValueError, match="working_memory_idle_minutes"):
+        load_retrieval_settings(config, environ={"CORTEXD_RETRIEVAL_WORKING_MEMORY_IDLE_MINUTES": "0"})

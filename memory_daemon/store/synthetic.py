@@ -52,9 +52,12 @@ _TECHNOLOGIES = ("PostgreSQL", "Redis", "Kafka", "RabbitMQ", "Django", "FastAPI"
 
 
 def seed_memories(database: Database, namespace: str, count: int) -> None:
-    """`count` template memories about services, hosts and technologies, with random unit-free embeddings.
+    """`count` template memories about services, hosts and technologies, with synthetic unit embeddings.
 
-    The embeddings are random, so dense scores are meaningless here; the rows exist to measure latency at scale.
+    Each embedding is its service's topic centre (997 of them, a fixed sine pattern) plus uniform noise, so a
+    memory's cosine to its centre is about 0.6: clustered like real sentence embeddings, which is what an ANN index
+    relies on (uniform noise has no structure for any index to find). Dense scores mean nothing beyond that; the
+    rows exist to measure latency at scale.
     """
     technologies = list(_TECHNOLOGIES)
     con = database.cursor()
@@ -63,12 +66,15 @@ def seed_memories(database: Database, namespace: str, count: int) -> None:
         INSERT INTO memories (id, namespace, content, tags, entities, strength, created_at, last_used_at, use_count,
                               source, context, session_id, meta, external_id, search_text, embedding)
         SELECT id, ?, content, []::VARCHAR[], []::VARCHAR[], 1.0, created, created, 0, 'synthetic', '', '', '{}',
-               id, lower(content), list_transform(range(384), lambda x: (random() - 0.5)::FLOAT)::FLOAT[384]
-          FROM (SELECT 'mem_' || lpad(i::VARCHAR, 12, '0') AS id,
+               id, lower(content), list_transform(raw, lambda v: (v / norm)::FLOAT)::FLOAT[384]
+          FROM (SELECT *, sqrt(list_sum(list_transform(raw, lambda w: w * w))) AS norm
+          FROM (SELECT *, list_transform(range(384), lambda x: sin((x + 1) * ((i % 997) + 1) * 0.618)
+                                                               + (random() - 0.5) * 3.0) AS raw
+          FROM (SELECT i, 'mem_' || lpad(i::VARCHAR, 12, '0') AS id,
                        'service_' || (i % 997)::VARCHAR || ' uses ' || (?::VARCHAR[])[1 + i % 20] || ' on host-'
                            || (i % 53)::VARCHAR || '; owner team-' || (i % 31)::VARCHAR || ', note ' || i::VARCHAR AS content,
                        TIMESTAMP '2024-01-01' + to_seconds(i * 30) AS created
-                  FROM range(?) t(i))
+                  FROM range(?) t(i))))
         """,
         [namespace, technologies, count],
     )

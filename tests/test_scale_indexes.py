@@ -1,0 +1,70 @@
+"""The indexes that keep search fast at a million memories: coarse cells for dense search, common terms in BM25."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory_daemon import lexical
+from memory_daemon.coarse_index import CoarseIndex
+from memory_daemon.lexical import IndexedMemory, _NamespaceIndex
+from memory_daemon.vectors import VectorIndex
+
+
+def clustered(n: int, clusters: int = 60, dims: int = 384, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dims)).astype(np.float32)
+    rows = centres[np.arange(n) % clusters] + 1.2 * rng.standard_normal((n, dims)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_coarse_cells_partition_the_rows_and_find_what_exact_search_finds():
+    matrix = clustered(6000)
+    index = CoarseIndex.build(matrix)
+    assert sorted(index.order.tolist()) == list(range(6000))  # every row in exactly one cell
+    assert index.bounds[0] == 0 and index.bounds[-1] == 6000
+    assert np.array_equal(index.grouped, matrix[index.order])
+    rng = np.random.default_rng(1)
+    found = 0
+    for _ in range(50):
+        query = matrix[rng.integers(6000)] + 0.05 * rng.standard_normal(384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        exact = set(np.argsort(-(matrix @ query))[:10].tolist())
+        positions, scores = index.search(query, 16)
+        assert np.allclose(scores, matrix[positions] @ query, atol=1e-5)
+        found += len(exact & set(positions[np.argsort(-scores)[:10]].tolist()))
+    assert found / 500 >= 0.9
+
+
+def test_vector_index_switches_to_cells_and_still_sees_new_and_superseded_rows():
+    matrix = clustered(3000)
+    ids = [f"m{i}" for i in range(3000)]
+    index = VectorIndex(lambda _ns: (list(ids), list(ids), matrix, {"m1": "m2"}), coarse_from=1000, probe_cells=12)
+    assert index.nearest("ns", matrix[7], 1)[0][0] == "m7"
+    assert index.coarse_ready("ns")
+    index.add("ns", [("fresh", "fresh", matrix[7])])  # added after the build: scanned exactly
+    assert {m for m, _t, _s in index.nearest("ns", matrix[7], 2)} == {"m7", "fresh"}
+    assert "m1" not in [m for m, _t, _s in index.nearest("ns", matrix[1], 5, include_superseded=False)]
+    assert index.nearest("ns", matrix[1], 1)[0][0] == "m1"
+    assert index.current_version("ns", "m1") == "m2"
+
+
+def _index(texts: list[str]) -> _NamespaceIndex:
+    index = _NamespaceIndex()
+    for i, text in enumerate(texts):
+        index.add(IndexedMemory(f"d{i}", text, ()))
+    return index
+
+
+def test_common_terms_only_rerank_what_rarer_terms_found(monkeypatch):
+    rng = np.random.default_rng(2)
+    # Lengths vary, so scores do not tie; "uses", "on" and "note" are in every memory, Redis in a third.
+    texts = [f"service_{i % 300} uses {['Redis', 'Kafka', 'Postgres'][i % 7 % 3]} on host-{i % 40} note"
+             + " extra" * int(rng.integers(4)) for i in range(12_000)]
+    query = "which host uses service_17 with Redis? note"
+    pruned = _index(texts).bm25(query, 10)
+    monkeypatch.setattr(lexical, "COMMON_MIN_DOCS", 10**9)  # every term counted in full
+    full = _index(texts).bm25(query, 10)
+    assert [s for _, s in pruned] == pytest.approx([s for _, s in full], rel=1e-5)
+    assert all("service_17 " in texts[int(m[1:])] for m, _ in pruned)
+    assert "Redis" in texts[int(pruned[0][0][1:])]
