@@ -13,13 +13,14 @@ from memory_daemon.graph import GraphService
 from memory_daemon.memories import MemoryService
 from memory_daemon.store.graph import EpisodeRow, FactRow
 from memory_daemon.timefmt import format_iso
-from preprocessing.terms import query_terms, salient_keys
+from preprocessing.terms import identifiers, query_terms, salient_keys
 
 DEFAULT_BUDGET = 350
 MIN_BUDGET, MAX_BUDGET = 50, 8000
 TOKEN_ESTIMATOR = "ceil(characters / 4), counted on every line including headings"
 MIN_RELEVANCE = 0.35  # share of the best match's fused score a memory needs to enter tier 2
 MIN_DENSE_ON_TOPIC = 0.45  # cosine at which a memory with no word of the task in common still counts as on topic
+MIN_DENSE_WITH_WORDS = 0.3  # cosine a memory sharing words with the task needs, unless it shares an identifier
 TIER_WEIGHT = {1: 3.0, 2: 1.0, 3: 0.6}
 TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "Session summary"}
 HEADER = "# Context for: {task}\n"
@@ -123,8 +124,9 @@ class ContextCompiler:
         return CompiledContext(markdown, tuple(chosen), estimate_tokens(markdown), budget, tuple(l.id for l in left))
 
     def _memory_lines(self, namespace: str, task: str) -> list[ContextLine]:
+        task_identifiers = set(identifiers(task))
         hits = [h for h in self._memories.search(namespace, task, 20, (), "", "")
-                if h.memory.superseded_by is None and _on_topic(h.signal_scores)]
+                if h.memory.superseded_by is None and _on_topic(h, task_identifiers)]
         if not hits:
             return []
         best = hits[0].score
@@ -173,9 +175,17 @@ class ContextCompiler:
         return lines
 
 
-def _on_topic(signal_scores: dict[str, float]) -> bool:
-    """A memory shares words with the task, or means nearly the same; graph and decay alone are not enough."""
-    return signal_scores.get("lexical", 0.0) > 0 or signal_scores.get("dense", 0.0) >= MIN_DENSE_ON_TOPIC
+def _on_topic(hit, task_identifiers: set[str]) -> bool:
+    """The memory means nearly what the task says; or it shares words with the task and is at least loosely
+    related in meaning, or it names the same identifier. Graph and decay alone are not enough, and neither is
+    one shared word ("run the tests" against "the cron job runs at 02:00")."""
+    scores = hit.signal_scores
+    dense = scores.get("dense", 0.0)
+    if dense >= MIN_DENSE_ON_TOPIC:
+        return True
+    if scores.get("lexical", 0.0) <= 0:
+        return False
+    return dense >= MIN_DENSE_WITH_WORDS or bool(task_identifiers & set(identifiers(hit.memory.content)))
 
 
 def working_memory_lines(sessions: SessionMemory) -> Callable[[str, str], list[ContextLine]]:

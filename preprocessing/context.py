@@ -24,18 +24,25 @@ _CHANGES_UNNAMED = re.compile(
     r"(?:it|that|this|them) (?:to|back|up|down|out|until|from)\b|\b(?:it|that|this) (?:becomes|became|is now)\b",
     re.IGNORECASE,
 )
+# "that" after these introduces a clause ("remember that the staging DB is db-stg-2"); it points at nothing.
+_COMPLEMENTIZER = re.compile(
+    r"\b(?:remember|note|noted|keep in mind|know|knew|think|thought|say|said|says|tell|told|believe|sure|mean|means"
+    r"|seems?|guess|hope|realized?|realised?|notice|noticed|assume|agree|found|learned|learnt|turns out|so|such|given"
+    r"|ensure|decided|understand|heard|read|fact|idea|reminder)\s+that\b(?!\s+ones?\b)(?!\s*(?:[.,!?;:]|$))",
+    re.IGNORECASE,
+)
 MAX_LEANING_WORDS = 12
 MAX_POINTING_WORDS = 30
 
 
 def leans_on_context(message: str) -> bool:
     """A short message that only makes sense with what was said before it."""
-    return len(message.split()) <= MAX_LEANING_WORDS and bool(_LEANS_ON_CONTEXT.search(message))
+    return len(message.split()) <= MAX_LEANING_WORDS and bool(_LEANS_ON_CONTEXT.search(_COMPLEMENTIZER.sub(" ", message)))
 
 
 def points_back(message: str) -> bool:
     """A message of up to 30 words that refers to something by pronoun ("they're closed, so ... instead")."""
-    return len(message.split()) <= MAX_POINTING_WORDS and bool(_POINTS_BACK.search(message))
+    return len(message.split()) <= MAX_POINTING_WORDS and bool(_POINTS_BACK.search(_COMPLEMENTIZER.sub(" ", message)))
 
 
 def changes_unnamed_subject(message: str) -> bool:

@@ -188,3 +188,13 @@ def test_asks_about_the_past():
     assert asks_about_the_past("Which Python did we use before the upgrade?")
     assert asks_about_the_past("what was the original plan? previously we said")
     assert not asks_about_the_past("Which Python do we use?")
+
+
+def test_that_introducing_a_clause_points_at_nothing():
+    from preprocessing.context import leans_on_context, points_back
+
+    for text in ("remember that the staging DB is db-stg-2", "note that prod runs in eu-west-1",
+                 "keep in mind that I'm vegetarian"):
+        assert not leans_on_context(text) and not points_back(text), text
+    assert leans_on_context("yes, let's go with that")
+    assert leans_on_context("remember that one for later")
