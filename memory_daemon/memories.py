@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from memory_daemon.config import Limits
@@ -48,6 +51,11 @@ def checked_namespace(namespace: str) -> str:
             f"namespace {namespace[:80]!r} is invalid: use 1-64 letters, digits, '.', '_' or '-', starting alphanumeric"
         )
     return namespace
+
+
+@functools.cache
+def _embedding_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)), thread_name_prefix="cortexd-embed")
 
 
 def _points_back_to_change(text: str) -> bool:
@@ -531,13 +539,14 @@ class MemoryService:
         if self._activation is None or not texts:
             return None
         # Batches of similar length: each is padded to its longest text, so mixing lengths wastes most of the work.
+        # The encoder runs one thread per call (what a single message wants); batches run side by side on the cores.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batches = [order[start: start + EMBED_BATCH] for start in range(0, len(order), EMBED_BATCH)]
+        chunks = list(_embedding_pool().map(lambda batch: self._activation.embed([texts[i] for i in batch]), batches))
+        if any(chunk is None for chunk in chunks):
+            return None
         vectors: list = [None] * len(texts)
-        for start in range(0, len(order), EMBED_BATCH):
-            batch = order[start: start + EMBED_BATCH]
-            chunk = self._activation.embed([texts[i] for i in batch])
-            if chunk is None:
-                return None
+        for batch, chunk in zip(batches, chunks, strict=True):
             for i, vector in zip(batch, chunk, strict=True):
                 vectors[i] = vector
         return vectors

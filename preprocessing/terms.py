@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # One list for every component that drops function words (search, dedup, tags).
 STOPWORDS = frozenset(
@@ -46,6 +47,7 @@ def _restore(base: str) -> str:
     return base
 
 
+@lru_cache(maxsize=1 << 17)
 def is_identifier(token: str) -> bool:
     """snake_case, CamelCase, dotted, pathed or versioned tokens: worth an exact-match boost."""
     lower = token.lower()
@@ -62,14 +64,19 @@ def terms(text: str) -> list[str]:
     """
     found: list[str] = []
     for token in _TOKEN.findall(text):
-        lower = token.lower()
-        parts = [p for piece in _JOINERS.split(token) for p in _CAMEL.findall(piece)]
-        if len(parts) > 1 or lower != token.lower() or _JOINERS.search(token):
-            found.append(lower)
-            found.extend(stem(p.lower()) for p in parts if p.lower() not in STOPWORDS)
-        elif lower not in STOPWORDS:
-            found.append(stem(lower))
+        found.extend(_token_terms(token))
     return found
+
+
+@lru_cache(maxsize=1 << 17)
+def _token_terms(token: str) -> tuple[str, ...]:
+    """One token's terms (cached: the same words recur across a whole store, and indexing a million memories
+    would otherwise split and stem them again each time)."""
+    lower = token.lower()
+    parts = [p for piece in _JOINERS.split(token) for p in _CAMEL.findall(piece)]
+    if len(parts) > 1 or _JOINERS.search(token):
+        return (lower, *(stem(p.lower()) for p in parts if p.lower() not in STOPWORDS))
+    return () if lower in STOPWORDS else (stem(lower),)
 
 
 def query_terms(text: str) -> list[str]:
