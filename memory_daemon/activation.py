@@ -89,6 +89,8 @@ class ActivationPipeline:
         self._recent_analyses: OrderedDict[str, TextAnalysis] = OrderedDict()
         self._recent_lock = threading.Lock()
         self._side = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cortexd-encoder")
+        # Called with (stage, milliseconds) after each analysis: the metrics registry when `serve --metrics` is on.
+        self.stage_observer: Callable[[str, float], None] | None = None
 
     # -- loading -------------------------------------------------------------------------------------------------
 
@@ -122,6 +124,10 @@ class ActivationPipeline:
         finally:
             self._loaded.set()
 
+    def is_loaded(self) -> bool:
+        """Whether the model load has finished, whatever its outcome."""
+        return self._loaded.is_set()
+
     def wait_loaded(self) -> None:
         if not self._loaded.wait(MODEL_LOAD_TIMEOUT_SECONDS):
             raise Unavailable("models are still loading; retry in a moment")
@@ -147,6 +153,8 @@ class ActivationPipeline:
     ) -> list[Analysis]:
         """Analyse (message, session_id) pairs; entities and embeddings are computed in one batch each."""
         self.wait_loaded()
+        if not items:
+            return []
         started = time.perf_counter()
         clock = _Stopwatch()
         messages = [m for m, _ in items]
@@ -175,7 +183,18 @@ class ActivationPipeline:
                 results[-1].timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
             if remember_turns and session_id and self.settings.context:
                 self.context.add(session_id, message)
+        if self.stage_observer is not None:
+            self._report_stage_timings(clock.timings, results)
         return results
+
+    def _report_stage_timings(self, batch_timings: dict[str, float], results: list[Analysis]) -> None:
+        """The model stages once per batch (they ran once for all of it), the per-message stages once per message."""
+        for stage, ms in batch_timings.items():
+            self.stage_observer(stage, ms)
+        for result in results:
+            for stage, ms in result.timings_ms.items():
+                if stage not in batch_timings and stage != "total":
+                    self.stage_observer(stage, ms)
 
     def _onnx_stages(self, clock: "_Stopwatch", messages: list[str]):
         """Embeddings and model intents for a batch; None for a stage whose model is unavailable."""

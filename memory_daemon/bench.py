@@ -298,4 +298,12 @@ def run_bench(suite: str, quick: bool = False) -> int:
         from memory_daemon.bench_hooks import run
 
         return run(quick)
+    if suite == "proxy":
+        from memory_daemon.bench_proxy import bench_proxy
+
+        return bench_proxy(quick)
+    if suite == "load":
+        from memory_daemon.bench_load import bench_load
+
+        return bench_load(quick)
     raise SystemExit(f"unknown bench suite {suite!r}")

@@ -49,7 +49,7 @@ class ToolBinding:
         if unknown:
             raise InvalidArgument(
                 f"{self.name}: unknown argument {', '.join(map(repr, unknown))}; "
-                f"allowed: {', '.join(properties)}"
+                f"allowed: {', '.join(properties) or 'none, it takes no arguments'}"
             )
         missing = [name for name in self.input_schema.get("required", ()) if arguments.get(name) in (None, "", [])]
         if missing:

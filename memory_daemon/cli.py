@@ -12,7 +12,11 @@ def _add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--daemon", help="daemon address: unix:/path.sock or HOST:PORT (default: $CORTEXD_ADDRESS or the user socket)")
     parser.add_argument("--namespace", help="namespace to work in (default: 'default')")
     parser.add_argument("--token-file", help="bearer token file for TCP (default: $CORTEXD_TOKEN_FILE)")
+    parser.add_argument("--tls-ca", help="CA certificate (PEM) that signs a TCP daemon's TLS certificate "
+                                         "(default: $CORTEXD_TLS_CA)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--idempotency-key", metavar="KEY",
+                        help="a write sent again with the same key is applied once and gets its first reply")
 
 
 def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
@@ -24,6 +28,11 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     serve.add_argument("--listen", help="unix:/path.sock or HOST:PORT (TCP needs --token-file)")
     serve.add_argument("--data-dir", help="where the store lives (default: $CORTEXD_DATA_DIR or the user data dir)")
     serve.add_argument("--token-file", help="bearer token clients must present over TCP")
+    serve.add_argument("--tls-cert", help="TLS certificate chain (PEM) for TCP; clients verify it with --tls-ca")
+    serve.add_argument("--tls-key", help="private key (PEM) of --tls-cert")
+    serve.add_argument("--metrics", metavar="HOST:PORT", help="serve Prometheus metrics at http://HOST:PORT/metrics")
+    serve.add_argument("--metrics-allow-remote", action="store_true",
+                       help="allow --metrics on a non-loopback address (the endpoint has no authentication)")
     serve.add_argument("--max-content-bytes", type=int, default=64 * 1024, help="largest memory accepted (default 65536)")
     serve.add_argument("--workers", type=int, default=4, help="worker threads for store work (default 4)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
@@ -60,8 +69,12 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     _add_client_options(get)
 
     importer = verbs.add_parser("import", help='bulk-import JSONL: {"id","text","timestamp"?,"speaker"?,"session"?,"namespace"?} per line')
-    importer.add_argument("file", help="JSONL file, or - for stdin")
+    importer.add_argument("file", help="JSONL file, or - for stdin; a dump from `cortexd export` is restored as it was")
     _add_client_options(importer)
+
+    from memory_daemon.transfer_cli import add_transfer_verbs
+
+    add_transfer_verbs(verbs, _add_client_options)
 
     analyze = verbs.add_parser("analyze", help="analyze messages: save/recall signals, intent, entities, tags, duplicates")
     analyze.add_argument("text", nargs="?", help="the message; omit it to read JSONL from --jsonl or stdin")
@@ -70,7 +83,9 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     analyze.add_argument("--batch-size", type=int, default=64, help="messages per batched call (default 64)")
     _add_client_options(analyze)
 
-    doctor = verbs.add_parser("doctor", help="check the daemon, the models and the store, and say what to fix")
+    doctor = verbs.add_parser("doctor", help="check the socket, daemon, models, store and disk, and say what to fix")
+    doctor.add_argument("--data-dir", help="the store to check when the daemon is down (default: $CORTEXD_DATA_DIR "
+                                           "or the user data dir)")
     _add_client_options(doctor)
 
     tools = verbs.add_parser("tools", help="list the MCP tools the daemon offers")
@@ -108,7 +123,7 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
 
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
-    bench.add_argument("suite", choices=["transport", "activation", "graph", "retrieval", "hooks"])
+    bench.add_argument("suite", choices=["transport", "activation", "graph", "retrieval", "hooks", "proxy", "load"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
 
     service = verbs.add_parser("service", help="run the daemon as a systemd user unit (Linux) or launchd agent (macOS)")
@@ -149,7 +164,8 @@ def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
     from memory_daemon.catalog import rpc_descriptions
     from memory_daemon.proto_cli import add_rpc_verbs
 
-    methods = [m for m in cortexd_pb2.DESCRIPTOR.services_by_name[service].methods if not m.client_streaming]
+    methods = [m for m in cortexd_pb2.DESCRIPTOR.services_by_name[service].methods
+               if not m.client_streaming and not m.server_streaming]
     add_rpc_verbs(parser, methods, rpc_descriptions(), _add_client_options)
 
 
@@ -211,6 +227,10 @@ def _serve(args: argparse.Namespace) -> int:
             data_dir=Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(),
             listen=resolve_address(args.listen),
             token=read_token(args.token_file),
+            tls_cert=Path(args.tls_cert) if args.tls_cert else None,
+            tls_key=Path(args.tls_key) if args.tls_key else None,
+            metrics_listen=args.metrics,
+            metrics_allow_remote=args.metrics_allow_remote,
             limits=Limits(max_content_bytes=args.max_content_bytes),
             worker_threads=args.workers,
             activation=load_activation_settings(),
@@ -227,10 +247,21 @@ def _proxy(args: argparse.Namespace) -> int:
 
     from cortexd.connect import read_token, resolve_address
     from memory_daemon import __version__
+    from memory_daemon.config_file import config_path
     from proxy_server.daemon_link import DaemonLink
     from proxy_server.namespace import namespace_for
     from proxy_server.server import run_http, run_stdio
 
+    settings = None
+    config = config_path()
+    if config.is_file():  # the upstreams are declared there; without the file the proxy skips the module
+        from proxy_server.upstream_config import load_proxy_settings
+
+        try:
+            settings = load_proxy_settings(config)
+        except ValueError as error:
+            print(f"cortexd proxy: {error}", file=sys.stderr)
+            return 2
     link = DaemonLink(
         address=resolve_address(args.daemon),
         namespace=args.namespace or namespace_for(Path.cwd()),
@@ -241,20 +272,21 @@ def _proxy(args: argparse.Namespace) -> int:
     )
     if args.http:
         host, _, port = args.http.rpartition(":")
-        asyncio.run(run_http(link, __version__, host or "127.0.0.1", int(port)))
+        asyncio.run(run_http(link, __version__, host or "127.0.0.1", int(port), settings))
     else:
-        asyncio.run(run_stdio(link, __version__))
+        asyncio.run(run_stdio(link, __version__, settings))
     return 0
 
 
 def _client_verb(args: argparse.Namespace) -> int:
     import grpc
 
-    from cortexd.connect import read_token
+    from cortexd.connect import read_tls_ca, read_token
     from memory_daemon.client import CortexdClient, as_dict
 
     try:
-        client = CortexdClient(args.daemon, args.namespace, read_token(args.token_file))
+        client = CortexdClient(args.daemon, args.namespace, read_token(args.token_file),
+                               tls_ca=read_tls_ca(args.tls_ca) if args.tls_ca else None)
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return 2
@@ -275,6 +307,19 @@ def _print(args: argparse.Namespace, payload: dict, text: str) -> None:
     print(json.dumps(payload, indent=2) if args.json else text)
 
 
+def _status_text(status: dict) -> str:
+    lines = [f"{key}: {value}" for key, value in status.items() if key != "proxies"]
+    for proxy in status.get("proxies", []):
+        lines.append(f"proxy {proxy['proxy_id']} (namespace {proxy['namespace']}), reported {proxy['reported_at']}:")
+        for upstream in proxy["upstreams"]:
+            capture = ", capture on" if upstream["capture"] else ""
+            error = f"; last error: {upstream['last_error']}" if upstream["last_error"] else ""
+            lines.append(f"  {upstream['name']} ({upstream['transport']}): {upstream['state']} since "
+                         f"{upstream['state_since']}, {upstream['tool_count']} tools, {upstream['calls']} calls, "
+                         f"{upstream['failed_calls']} failed{capture}{error}")
+    return "\n".join(lines)
+
+
 def _memory_line(memory: dict, score: float | None = None) -> str:
     tags = f"  [{', '.join(memory['tags'])}]" if memory.get("tags") else ""
     prefix = f"{score:.4f}  " if score is not None else ""
@@ -286,12 +331,12 @@ def _memory_line(memory: dict, score: float | None = None) -> str:
 def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
     if args.verb == "status":
         status = as_dict(client.get_status())
-        _print(args, status, "\n".join(f"{k}: {v}" for k, v in status.items()))
+        _print(args, status, _status_text(status))
     elif args.verb == "remember":
         fields = {"content": args.text, "tags": args.tag, "source": "cli"}
         if args.strength is not None:
             fields["strength"] = args.strength
-        memory = as_dict(client.save_memory(**fields))["memory"]
+        memory = as_dict(client.save_memory(**fields, idempotency_key=args.idempotency_key))["memory"]
         _print(args, memory, f"saved {memory['id']}")
     elif args.verb == "search":
         hits = as_dict(client.search_memory(query=args.query, limit=args.limit, tags=args.tag, signals=args.signal,
@@ -301,7 +346,15 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
     elif args.verb == "get":
         memories = as_dict(client.open_memories(ids=args.ids))["memories"]
         _print(args, {"memories": memories}, "\n".join(_memory_line(m) for m in memories))
+    elif args.verb in ("export", "backup"):
+        from memory_daemon.transfer_cli import run_backup, run_export
+
+        return run_export(client, args) if args.verb == "export" else run_backup(client, args, as_dict)
     elif args.verb == "import":
+        from memory_daemon.transfer_cli import dump_lines, run_restore
+
+        if (dump := dump_lines(args.file)) is not None:
+            return run_restore(client, args, dump, as_dict)
         reply = as_dict(client.import_records(_read_jsonl(args.file)))
         _print(args, reply, f"imported {reply['imported']}, skipped {reply['skipped']} already present"
                + "".join(f"\nerror: {e}" for e in reply["errors"]))
@@ -322,11 +375,12 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         from memory_daemon.proto_cli import request_fields
 
         method = args.rpc_method
-        reply = getattr(client, snake_case(method.name))(**request_fields(args, method))
+        reply = getattr(client, snake_case(method.name))(**request_fields(args, method),
+                                                         idempotency_key=args.idempotency_key)
         print(json.dumps(as_dict(reply), indent=2))
         return 1 if method.name == "VerifyIntegrity" and not reply.ok else 0
     elif args.verb == "call":
-        result = client.call_tool(args.tool, json.loads(args.arguments))
+        result = client.call_tool(args.tool, json.loads(args.arguments), idempotency_key=args.idempotency_key)
         print(json.dumps(result, indent=2))
     return 0
 
@@ -363,42 +417,9 @@ def _analyze(client, args: argparse.Namespace, as_dict) -> int:
 
 
 def _doctor(client, args: argparse.Namespace, as_dict) -> int:
-    """Report what works and what to fix; exit 1 when anything needs attention."""
-    import grpc
+    from memory_daemon.doctor import run_doctor
 
-    from preprocessing.registry import ModelUnavailable, verified_model
-
-    checks: list[dict] = []
-    try:
-        status = as_dict(client.get_status())
-        checks.append({"check": "daemon", "ok": True, "detail": f"cortexd {status['version']} pid {status['pid']} at {client.address}"})
-        checks.append({"check": "store", "ok": True,
-                       "detail": f"{status['database_path']} schema v{status['schema_version']}, {status['memory_count']} memories"})
-        models = as_dict(client.get_model_status())
-        for model in models["models"]:
-            detail = f"{model['detail']}; path {model['path']}; load {model['load_ms']} ms"
-            if model["sha256"]:
-                detail += f"; sha256 {model['sha256']}"
-            checks.append({"check": f"model: {model['name']}", "ok": model["ok"], "detail": detail,
-                           "fix": "" if model["ok"] else "reinstall cortexd (models/ ships with it) and restart the daemon"})
-    except grpc.RpcError as error:
-        checks.append({"check": "daemon", "ok": False, "detail": f"{error.code().name.lower()}: {error.details()}",
-                       "fix": "start it with `cortexd serve` (a proxy also starts it on demand)"})
-        try:
-            model = verified_model("encoder")
-            checks.append({"check": "model files: encoder", "ok": True, "detail": f"{model.directory} matches its manifest"})
-        except ModelUnavailable as problem:
-            checks.append({"check": "model files: encoder", "ok": False, "detail": str(problem),
-                           "fix": "restore models/encoder from the repository"})
-    healthy = all(c["ok"] for c in checks)
-    if args.json:
-        print(json.dumps({"healthy": healthy, "checks": checks}, indent=2))
-    else:
-        for check in checks:
-            print(f"[{'ok' if check['ok'] else 'FAIL'}] {check['check']}: {check['detail']}")
-            if check.get("fix"):
-                print(f"       fix: {check['fix']}")
-    return 0 if healthy else 1
+    return run_doctor(client, args.data_dir, args.json, as_dict)
 
 
 def _read_jsonl(path: str, keys: tuple[str, ...] = ("id", "text", "namespace", "timestamp", "speaker", "session")):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import grpc
 from google.protobuf import json_format
 from google.protobuf.message_factory import GetMessageClass
 
-from cortexd.connect import CHANNEL_OPTIONS, call_metadata, resolve_address
+from cortexd.connect import IDEMPOTENCY_HEADER, call_metadata, is_unix_address, open_channel, read_tls_ca, resolve_address
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 
@@ -26,17 +26,24 @@ _UNARY_RPCS = {
     snake_case(m.name): m
     for service in SCRIPTED_SERVICES
     for m in pb.DESCRIPTOR.services_by_name[service].methods
-    if not m.client_streaming
+    if not m.client_streaming and not m.server_streaming
 }
+RESTORE_CHUNK_BYTES = 1 << 20  # dump lines per streamed message, well under the 8 MiB gRPC limit
 
 
 class CortexdClient:
-    """`client.save_memory(content=..., tags=[...])` calls SaveMemory and returns its reply message."""
+    """`client.save_memory(content=..., tags=[...])` calls SaveMemory and returns its reply message.
+
+    Every method also takes `idempotency_key="..."`: a write retried with the same key is applied once and
+    answered with its first reply (see the proto's header comment)."""
 
     def __init__(self, address: str | None = None, namespace: str | None = None, token: str | None = None,
-                 timeout: float = 30.0) -> None:
+                 timeout: float = 30.0, tls_ca: bytes | None = None) -> None:
+        """tls_ca: PEM of the CA that signs a TCP daemon's certificate (default: the file named by $CORTEXD_TLS_CA)."""
         self.address = resolve_address(address)
-        self._channel = grpc.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+        if tls_ca is None and not is_unix_address(self.address):
+            tls_ca = read_tls_ca()
+        self._channel = open_channel(self.address, tls_ca)
         self._memory = pb_grpc.MemoryServiceStub(self._channel)
         self._stubs = {service: getattr(pb_grpc, f"{service}Stub")(self._channel) for service in SCRIPTED_SERVICES}
         self._bridge = pb_grpc.McpBridgeStub(self._channel)
@@ -50,8 +57,8 @@ class CortexdClient:
         request_class = GetMessageClass(method.input_type)
         stub_call = getattr(self._stubs[method.containing_service.name], method.name)
 
-        def call(**fields: Any):
-            return stub_call(request_class(**fields), timeout=self._timeout, metadata=self._metadata)
+        def call(idempotency_key: str | None = None, **fields: Any):
+            return stub_call(request_class(**fields), timeout=self._timeout, metadata=self._keyed(idempotency_key))
 
         call.__name__ = name
         return call
@@ -61,13 +68,37 @@ class CortexdClient:
         messages = (json_format.ParseDict(r, pb.ImportRecord(), ignore_unknown_fields=True) for r in records)
         return self._memory.ImportMemories(messages, metadata=self._metadata)
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def export_store(self, all_namespaces: bool = False, timeout: float | None = None) -> Iterator[str]:
+        """The lines of a dump of this client's namespace (or of all), as ExportStore streams them."""
+        for chunk in self._memory.ExportStore(pb.ExportStoreRequest(all_namespaces=all_namespaces),
+                                              timeout=timeout, metadata=self._metadata):
+            yield from chunk.lines
+
+    def restore_store(self, lines: Iterable[str], timeout: float | None = None) -> pb.RestoreStoreReply:
+        """Stream a dump's lines (line ends optional) to RestoreStore; the daemon checks them all before storing."""
+        def chunks() -> Iterator[pb.DumpChunk]:
+            chunk: list[str] = []
+            size = 0
+            for line in lines:
+                chunk.append(line.rstrip("\r\n"))
+                size += len(line)
+                if size >= RESTORE_CHUNK_BYTES:
+                    yield pb.DumpChunk(lines=chunk)
+                    chunk, size = [], 0
+            yield pb.DumpChunk(lines=chunk)
+
+        return self._memory.RestoreStore(chunks(), timeout=timeout, metadata=self._metadata)
+
+    def call_tool(self, name: str, arguments: dict[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         """Call an MCP tool through the daemon's bridge, exactly as a proxy would."""
         reply = self._bridge.CallTool(
             pb.CallToolRequest(name=name, arguments_json=json.dumps(arguments)),
-            timeout=self._timeout, metadata=self._metadata,
+            timeout=self._timeout, metadata=self._keyed(idempotency_key),
         )
         return json.loads(reply.result_json)
+
+    def _keyed(self, idempotency_key: str | None) -> tuple[tuple[str, str], ...]:
+        return self._metadata + (((IDEMPOTENCY_HEADER, idempotency_key),) if idempotency_key else ())
 
     def list_tools(self) -> list[pb.ToolSpec]:
         return list(self._bridge.ListTools(pb.ListToolsRequest(), timeout=self._timeout, metadata=self._metadata).tools)

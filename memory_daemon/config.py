@@ -87,6 +87,12 @@ class DaemonSettings(BaseModel):
     data_dir: Path
     listen: str
     token: str | None = None
+    # TLS on TCP: the PEM certificate chain and its private key; both or neither.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    # HOST:PORT of the Prometheus endpoint; off when None. A non-loopback host needs metrics_allow_remote.
+    metrics_listen: str | None = None
+    metrics_allow_remote: bool = False
     limits: Limits = Limits()
     activation: ActivationSettings = ActivationSettings()
     retrieval: RetrievalSettings = RetrievalSettings()

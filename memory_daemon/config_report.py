@@ -48,7 +48,20 @@ def config_tables() -> tuple[ConfigTable, ...]:
         ConfigTable("activation", "CORTEXD_", tuple(ActivationSettings.model_fields), load_activation_settings),
         ConfigTable("retrieval", "CORTEXD_RETRIEVAL_", tuple(RetrievalSettings.model_fields), load_retrieval_settings),
         ConfigTable("hooks", "CORTEXD_HOOKS_", HOOK_FIELDS, load_hook_settings),
+        ConfigTable("proxy", "CORTEXD_PROXY_", ("upstreams", "list_wait_seconds"), _proxy_summary),
     )
+
+
+def _proxy_summary(path: Path | None, environ: Mapping[str, str] | None) -> object:
+    """The upstreams `cortexd proxy` would front, one line each (the table has no environment overrides)."""
+    from types import SimpleNamespace
+
+    from memory_daemon.config_file import config_path
+    from proxy_server.upstream_config import load_proxy_settings
+
+    settings = load_proxy_settings(path or config_path())
+    return SimpleNamespace(list_wait_seconds=settings.list_wait_seconds, upstreams=[
+        f"{u.name}: {u.transport} {u.describe()}" + (" (capture)" if u.capture else "") for u in settings.upstreams])
 
 
 def effective_config() -> EffectiveConfig:

@@ -68,6 +68,12 @@ class EdgeIndex:
                     edges.add(row)
                     self._rows[row.id] = row
 
+    def forget(self, namespace: str) -> None:
+        """Drop the namespace's edges; the next walk reloads them from the store (after a restore wrote behind it)."""
+        with self._lock:
+            if self._namespaces.pop(namespace, None) is not None:
+                self._rows = {fact_id: row for fact_id, row in self._rows.items() if row.namespace != namespace}
+
     def _edges(self, namespace: str) -> _NamespaceEdges:
         with self._lock:
             edges = self._namespaces.get(namespace)

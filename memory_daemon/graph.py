@@ -6,7 +6,7 @@ import hashlib
 import re
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -24,6 +24,8 @@ from preprocessing.entities import entity_key, is_technology
 from preprocessing.triples import ENDED, FactTriple
 
 EPISODE_KINDS = ("adr", "bug_root_cause", "invariant", "session_note", "migration", "incident", "decision", "conversation")
+# Recorded by the daemon itself from a proxy's passive capture, never through memory_record_episode.
+OBSERVATION_KIND = "tool_observation"
 # Predicates that hold several values at once; every other predicate has one value at a time.
 ACCUMULATING_PREDICATES = frozenset({
     "uses", "depends_on", "has", "knows", "likes", "dislikes", "member_of", "works_with", "works_on", "contains",
@@ -276,10 +278,11 @@ class GraphService:
             self._edges.apply(namespace, plan.retract, fresh.values())
         return fresh[plan.new_fact.id], plan.retract
 
-    def record_episode(self, namespace: str, request: EpisodeInput) -> tuple[EpisodeRow, tuple[EntityRow, ...]]:
+    def record_episode(self, namespace: str, request: EpisodeInput,
+                       kinds: Sequence[str] = EPISODE_KINDS) -> tuple[EpisodeRow, tuple[EntityRow, ...]]:
         kind = request.kind.strip().lower()
-        if kind not in EPISODE_KINDS:
-            raise InvalidArgument(f"kind {request.kind[:40]!r} is not one of: {', '.join(EPISODE_KINDS)}")
+        if kind not in kinds:
+            raise InvalidArgument(f"kind {request.kind[:40]!r} is not one of: {', '.join(kinds)}")
         title = checked_text(request.title, "title", MAX_VALUE_CHARS)
         body = checked_text(request.body, "body", MAX_BODY_CHARS, required=False)
         files = _list(request.files, "files")
@@ -301,8 +304,8 @@ class GraphService:
             raise InvalidArgument(f"strength must be in [0, 1], got {strength}")
         name = normalised_predicate(relation, "relation")
         visible = visible_namespaces(namespace)
-        for node in (from_id, to_id):
-            if not self._repository.node_exists(visible, checked_text(node, "id", MAX_NAME_CHARS)):
+        for field_name, node in (("from_id", from_id), ("to_id", to_id)):
+            if not self._repository.node_exists(visible, checked_text(node, field_name, MAX_NAME_CHARS)):
                 raise NotFound(f"no memory, entity, episode or fact with id {node!r} in namespace {namespace!r}")
         if from_id == to_id:
             raise InvalidArgument("a relation needs two different ids")
@@ -416,6 +419,14 @@ class GraphService:
         keys = {e.key for e in created.entities}
         if keys:
             self._unknown_keys = {k for k in self._unknown_keys if k[1] not in keys}
+
+    def forget_caches(self, namespaces: Iterable[str]) -> None:
+        """Entities and facts reached these namespaces behind the caches' back (a restore): names that resolved to
+        nothing may resolve now, a name may now have an entity of its own namespace, and the edges must be reloaded."""
+        self._unknown_keys = set()
+        self._entities_by_key = {}
+        for namespace in namespaces:
+            self._edges.forget(namespace)
 
     def _entity_by_key(self, namespace: str, key: str, trust_unknown: bool = True) -> EntityRow | None:
         cached = self._entities_by_key.get((namespace, key))

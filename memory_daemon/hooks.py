@@ -185,7 +185,7 @@ class DaemonCalls:
     def __init__(self, address: str, namespace: str, token: str | None, deadline: float) -> None:
         import grpc
 
-        from cortexd.connect import CHANNEL_OPTIONS, call_metadata
+        from cortexd.connect import call_metadata, is_unix_address, open_channel, read_tls_ca
         from cortexd.v1 import cortexd_pb2 as pb
         from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 
@@ -193,7 +193,7 @@ class DaemonCalls:
         self.error = grpc.RpcError
         self.deadline = deadline
         self.metadata = call_metadata(namespace, token)
-        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self._channel = open_channel(address, None if is_unix_address(address) else read_tls_ca())
         self.memory = pb_grpc.MemoryServiceStub(self._channel)
         self.decisions = pb_grpc.DecisionServiceStub(self._channel)
 

@@ -1,4 +1,4 @@
-"""Server interceptors: bearer-token checks for TCP, and one structured log line per RPC with its latency."""
+"""Server interceptors: bearer-token checks for TCP, one structured log line per RPC, and RPC metrics."""
 
 from __future__ import annotations
 
@@ -56,11 +56,15 @@ class BearerTokenInterceptor(grpc.aio.ServerInterceptor):
         return _rebuild(handler, deny)
 
 
-class AccessLogInterceptor(grpc.aio.ServerInterceptor):
-    """Logs each unary-response RPC once it ends; wrapped handlers are built once per method, not per call."""
+class _ObservingInterceptor(grpc.aio.ServerInterceptor):
+    """Calls on_end(method, code name, seconds, context) as each unary-response RPC ends; wrapped handlers are built
+    once per method, not per call."""
 
     def __init__(self) -> None:
         self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
+
+    def on_end(self, method: str, code: str, seconds: float, context) -> None:
+        raise NotImplementedError
 
     async def intercept_service(self, continuation, details):
         method = details.method
@@ -69,25 +73,45 @@ class AccessLogInterceptor(grpc.aio.ServerInterceptor):
             handler = await continuation(details)
             if handler is None:
                 return None
-            wrapped = self._wrapped[method] = _rebuild(handler, lambda behaviour, kind: _timed(method, behaviour, kind))
+            wrapped = self._wrapped[method] = _rebuild(
+                handler, lambda behaviour, kind: self._observed(method, behaviour, kind))
         return wrapped
 
+    def _observed(self, method: str, behaviour, kind: str):
+        if kind not in ("unary_unary", "stream_unary"):
+            return behaviour
 
-def _timed(method: str, behaviour, kind: str):
-    if kind not in ("unary_unary", "stream_unary"):
-        return behaviour
+        async def observed(request, context):
+            started = time.perf_counter()
+            failed = False
+            try:
+                return await behaviour(request, context)
+            except BaseException:
+                failed = True
+                raise
+            finally:
+                code = context.code() or (grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK)
+                code_name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+                self.on_end(method, code_name, time.perf_counter() - started, context)
 
-    async def timed(request, context):
-        started = time.perf_counter()
-        try:
-            return await behaviour(request, context)
-        finally:
-            code = context.code() or grpc.StatusCode.OK
-            code_name = code.name if isinstance(code, grpc.StatusCode) else str(code)
-            namespace = next((v for k, v in context.invocation_metadata() or () if k == NAMESPACE_HEADER), "")
-            log_event(
-                "rpc", logging.INFO if code_name == "OK" else logging.WARNING, method=method,
-                code=code_name, ms=round((time.perf_counter() - started) * 1000, 3), namespace=namespace,
-            )
+        return observed
 
-    return timed
+
+class AccessLogInterceptor(_ObservingInterceptor):
+    """One structured log line per unary-response RPC: method, status code, latency and namespace."""
+
+    def on_end(self, method: str, code: str, seconds: float, context) -> None:
+        namespace = next((v for k, v in context.invocation_metadata() or () if k == NAMESPACE_HEADER), "")
+        log_event("rpc", logging.INFO if code == "OK" else logging.WARNING, method=method, code=code,
+                  ms=round(seconds * 1000, 3), namespace=namespace)
+
+
+class MetricsInterceptor(_ObservingInterceptor):
+    """Feeds each unary-response RPC's latency and status code to the metrics registry (`serve --metrics`)."""
+
+    def __init__(self, observe_rpc) -> None:
+        super().__init__()
+        self._observe_rpc = observe_rpc
+
+    def on_end(self, method: str, code: str, seconds: float, context) -> None:
+        self._observe_rpc(method, code, seconds)

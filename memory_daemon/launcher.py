@@ -68,6 +68,19 @@ class DaemonProcess:
             time.sleep(0.05)
         raise RuntimeError(f"daemon not ready after {timeout}s:\n{self.log()}")
 
+    def wait_serving(self, timeout: float = 60.0) -> None:
+        """Until gRPC health reports SERVING: the store is open and the model load has finished."""
+        import grpc
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        with grpc.insecure_channel(self.address) as channel:
+            updates = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=timeout)
+            for update in updates:
+                if update.status == health_pb2.HealthCheckResponse.SERVING:
+                    updates.cancel()
+                    return
+        raise RuntimeError(f"daemon health never reached SERVING:\n{self.log()}")
+
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
         if self.process is None:
             return 0

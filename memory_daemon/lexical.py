@@ -179,6 +179,11 @@ class LexicalIndex:
             for memory in memories:
                 index.add(memory)
 
+    def forget(self, namespace: str) -> None:
+        """Drop the namespace's index; the next use reloads it from the store (after a restore wrote behind it)."""
+        with self._lock:
+            self._namespaces.pop(namespace, None)
+
     def _index(self, namespace: str) -> _NamespaceIndex:
         with self._lock:
             index = self._namespaces.get(namespace)

@@ -416,6 +416,13 @@ class MemoryService:
     def count(self) -> int:
         return self._repository.count()
 
+    def forget_indexes(self, namespaces: Iterable[str]) -> None:
+        """Rows reached these namespaces behind the indexes' back (a restore): drop the indexes so the next search
+        reloads them from the store. The row cache needs nothing: it holds no id the restore could add."""
+        for namespace in namespaces:
+            self._lexical.forget(namespace)
+            self._vectors.forget(namespace)
+
     def recent(self, namespace: str, limit: int) -> list[MemoryRow]:
         return self._repository.recent(visible_namespaces(namespace), limit)
 
@@ -586,5 +593,5 @@ class MemoryService:
             raise InvalidArgument(f"tags: at most {self._limits.max_tags}, got {len(cleaned)}")
         for tag in cleaned:
             if len(tag) > self._limits.max_tag_chars:
-                raise InvalidArgument(f"tag {tag[:20]!r}… is longer than {self._limits.max_tag_chars} characters")
+                raise InvalidArgument(f"tags: {tag[:20]!r}… is longer than {self._limits.max_tag_chars} characters")
         return cleaned

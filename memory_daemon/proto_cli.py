@@ -17,7 +17,7 @@ _OPTION_TYPES = {
 }
 
 
-CLIENT_FLAGS = frozenset({"--namespace", "--daemon", "--token-file", "--json"})
+CLIENT_FLAGS = frozenset({"--namespace", "--daemon", "--token-file", "--json", "--idempotency-key"})
 
 
 def kebab_case(name: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from google.protobuf import json_format
@@ -17,9 +18,13 @@ from memory_daemon.graph_rpc import fact_message
 from memory_daemon.errors import InvalidArgument, Unavailable
 from memory_daemon.preflight import TOKEN_ESTIMATOR, ContextCompiler
 from memory_daemon.memories import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
+from memory_daemon.observations import Observation, ObservationRecorder
+from memory_daemon.proxy_health import ProxyHealthBoard
 from preprocessing.dedup import DedupVerdict
 
 from memory_daemon.store import SCHEMA_VERSION, Database, MemoryRow
+from memory_daemon.store.dump import DumpRepository
+from memory_daemon.transfer import DumpReader, StoreTransfer
 from memory_daemon.timefmt import format_iso
 
 MAX_ANALYZE_BATCH = 256
@@ -82,9 +87,12 @@ class MemoryRpc:
         self._memories = memories
         self._graph = graph
         self._compiler = compiler
+        self._observations = ObservationRecorder(memories, graph) if graph is not None else None
+        self._proxies = ProxyHealthBoard()
         self._database = database
         self._listen_address = listen_address
         self._started = time.monotonic()
+        self._transfer = StoreTransfer(DumpRepository(database), memories, graph)
 
     def SaveMemory(self, request: pb.SaveMemoryRequest, caller: Caller) -> pb.SaveMemoryReply:
         new = NewMemory(
@@ -158,8 +166,21 @@ class MemoryRpc:
             version=__version__, pid=os.getpid(), uptime_seconds=round(time.monotonic() - self._started, 3),
             data_dir=str(self._database.path.parent), database_path=str(self._database.path),
             schema_version=SCHEMA_VERSION, memory_count=self._memories.count(),
-            listen_address=self._listen_address, namespace=caller.namespace,
+            listen_address=self._listen_address, namespace=caller.namespace, proxies=self._proxies.live(),
         )
+
+    def RecordObservation(self, request: pb.RecordObservationRequest, caller: Caller) -> pb.RecordObservationReply:
+        if self._observations is None:
+            raise Unavailable("passive capture needs the knowledge graph, which this daemon was started without")
+        outcome = self._observations.record(caller.namespace, Observation(
+            upstream=request.upstream, tool=request.tool, arguments_json=request.arguments_json,
+            result_text=request.result_text, is_error=request.is_error))
+        return pb.RecordObservationReply(episode_id=outcome.episode_id,
+                                         memories=[memory_message(m) for m in outcome.memories],
+                                         degraded=outcome.degraded)
+
+    def ReportProxyHealth(self, request: pb.ReportProxyHealthRequest, caller: Caller) -> pb.ReportProxyHealthReply:
+        return pb.ReportProxyHealthReply(report_within_seconds=self._proxies.report(request.proxy))
 
     @property
     def compiler(self) -> ContextCompiler:
@@ -205,6 +226,22 @@ class MemoryRpc:
     def ExportMemories(self, request: pb.ExportMemoriesRequest, caller: Caller) -> pb.ExportMemoriesReply:
         rows, next_offset = self._memories.export(caller.namespace, request.offset, request.limit)
         return pb.ExportMemoriesReply(memories=[memory_message(r) for r in rows], next_offset=next_offset)
+
+    def ExportStore(self, request: pb.ExportStoreRequest, caller: Caller) -> Iterator[list[str]]:
+        """The dump's lines, a chunk at a time (the servicer streams them)."""
+        return self._transfer.export(None if request.all_namespaces else caller.namespace)
+
+    def dump_reader(self) -> DumpReader:
+        """Checks a dump's lines as they stream in; RestoreStore stores them once all have arrived."""
+        return self._transfer.reader()
+
+    def RestoreStore(self, reader: DumpReader, caller: Caller) -> pb.RestoreStoreReply:
+        outcome = self._transfer.restore(reader)
+        return pb.RestoreStoreReply(restored=outcome.restored, skipped=outcome.skipped)
+
+    def BackupStore(self, request: pb.BackupStoreRequest, caller: Caller) -> pb.BackupStoreReply:
+        outcome = self._transfer.backup(request.dest)
+        return pb.BackupStoreReply(path=str(outcome.path), size_bytes=outcome.size_bytes, rows=outcome.rows)
 
     def recent_memories(self, caller: Caller, limit: int = 20) -> list[pb.Memory]:
         return [memory_message(r) for r in self._memories.recent(caller.namespace, limit)]

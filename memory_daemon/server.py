@@ -22,7 +22,7 @@ from memory_daemon import __version__
 from memory_daemon.activation import ActivationPipeline
 from memory_daemon.config import DaemonSettings
 from memory_daemon.errors import CortexdError
-from memory_daemon.interceptors import AccessLogInterceptor, BearerTokenInterceptor
+from memory_daemon.interceptors import AccessLogInterceptor, BearerTokenInterceptor, MetricsInterceptor
 from memory_daemon.lock import AlreadyRunning, DaemonLock
 from memory_daemon.logs import log_event
 from memory_daemon.graph import GraphService
@@ -36,6 +36,8 @@ from memory_daemon.services import BlockingRunner, DecisionServicer, GraphServic
 from memory_daemon.sessions import SessionMemory
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
+from memory_daemon.store.idempotency import IdempotencyRepository
+from memory_daemon.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
 EXIT_ALREADY_RUNNING = 3
@@ -46,24 +48,65 @@ class ConfigError(Exception):
     """The daemon cannot start with these settings; the message says why."""
 
 
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_and_port(address: str, option: str, expected: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"{option} {address!r}: expected {expected}")
+    return host.strip("[]"), int(port)
+
+
 def check_listen_address(address: str, token: str | None) -> None:
     """TCP needs a bearer token; a non-loopback bind without one is refused outright."""
     if is_unix_address(address):
         return
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        raise ConfigError(f"--listen {address!r}: expected unix:/path/to.sock or HOST:PORT")
-    host = host.strip("[]")
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
+    host, _port = _host_and_port(address, "--listen", "unix:/path/to.sock or HOST:PORT")
+    loopback = _is_loopback(host)
     if token is None:
         where = "loopback" if loopback else f"non-loopback address {host}"
         raise ConfigError(
             f"refusing to serve TCP on {where} without a bearer token: pass --token-file FILE "
             "(or use the default Unix socket)"
         )
+
+
+def server_credentials(settings: DaemonSettings) -> grpc.ServerCredentials | None:
+    """TLS credentials for a TCP listener from --tls-cert/--tls-key; None for plaintext. Misuse is a ConfigError."""
+    if settings.tls_cert is None and settings.tls_key is None:
+        return None
+    if settings.tls_cert is None or settings.tls_key is None:
+        raise ConfigError("--tls-cert and --tls-key go together: pass the certificate chain and its private key")
+    if is_unix_address(settings.listen):
+        raise ConfigError("--tls-cert/--tls-key apply to TCP only; the Unix socket is protected by its 0600 mode")
+    pem = {}
+    for option, path, marker in (("--tls-cert", settings.tls_cert, b"CERTIFICATE-----"),
+                                 ("--tls-key", settings.tls_key, b"PRIVATE KEY-----")):
+        try:
+            pem[option] = path.expanduser().read_bytes()
+        except OSError as error:
+            raise ConfigError(f"{option} {path}: {error.strerror or error}") from None
+        if marker not in pem[option]:
+            raise ConfigError(f"{option} {path}: no PEM {marker.decode().rstrip('-').lower()} in the file")
+    return grpc.ssl_server_credentials([(pem["--tls-key"], pem["--tls-cert"])])
+
+
+def metrics_address(settings: DaemonSettings) -> tuple[str, int] | None:
+    """Where /metrics is served; a non-loopback host is refused unless --metrics-allow-remote says so."""
+    if settings.metrics_listen is None:
+        return None
+    host, port = _host_and_port(settings.metrics_listen, "--metrics", "HOST:PORT, e.g. 127.0.0.1:9464")
+    if not _is_loopback(host) and not settings.metrics_allow_remote:
+        raise ConfigError(
+            f"refusing to serve metrics on non-loopback address {host}: they are unauthenticated; "
+            "bind 127.0.0.1 or pass --metrics-allow-remote"
+        )
+    return host, port
 
 
 def _prepare_socket(path: Path) -> None:
@@ -75,6 +118,8 @@ def _prepare_socket(path: Path) -> None:
 
 async def serve(settings: DaemonSettings) -> int:
     check_listen_address(settings.listen, settings.token)
+    server_credentials(settings)
+    metrics_address(settings)
     settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     locks = [DaemonLock.acquire(settings.data_dir / "cortexd.lock", f"data dir {settings.data_dir}", settings.listen)]
     socket_path = socket_path_of(settings.listen) if is_unix_address(settings.listen) else None
@@ -92,11 +137,20 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     database = Database(settings.database_path)
     repository = MemoryRepository(database)
     activation = ActivationPipeline(settings.activation)
+    loop = asyncio.get_running_loop()
+    models_loaded = asyncio.Event()
+
     # Models load beside the server, so the socket answers at once; calls that need them wait for the load.
     def load_models() -> None:
-        activation.load()
-        log_event("models", loaded=[f"{s.name} ({s.load_ms:.0f} ms)" for s in activation.statuses if s.ok],
-                  degraded=list(activation.degraded()))
+        try:
+            activation.load()
+            log_event("models", loaded=[f"{s.name} ({s.load_ms:.0f} ms)" for s in activation.statuses if s.ok],
+                      degraded=list(activation.degraded()))
+        finally:
+            try:
+                loop.call_soon_threadsafe(models_loaded.set)
+            except RuntimeError:  # the daemon stopped while the models were loading
+                pass
 
     threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
     graph = GraphService(GraphRepository(database))
@@ -107,19 +161,29 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph, compiler), GraphRpc(graph),
                     DecisionRpc(decisions))
     runner = BlockingRunner(settings.worker_threads)
+    replies = IdempotentReplies(IdempotencyRepository(database), runner.run)
 
     interceptors: list[grpc.aio.ServerInterceptor] = [AccessLogInterceptor()]
+    metrics = None
+    if settings.metrics_listen is not None:
+        from memory_daemon.metrics import DaemonMetrics  # prometheus-client is imported only when asked for
+
+        metrics = DaemonMetrics(settings.database_path, memories.count, lambda: list(activation.statuses),
+                                activation.is_loaded)
+        activation.stage_observer = metrics.observe_stage
+        interceptors.append(MetricsInterceptor(metrics.observe_rpc))
     if settings.token:
+        # First: the interceptors after it cache one wrapped handler per method, so the token check must not be cached.
         interceptors.insert(0, BearerTokenInterceptor(settings.token))
     server = grpc.aio.server(
         interceptors=interceptors,
         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                  ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
     )
-    pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpcs.memory, runner), server)
-    pb_grpc.add_GraphServiceServicer_to_server(GraphServicer(rpcs.graph, runner), server)
-    pb_grpc.add_DecisionServiceServicer_to_server(DecisionServicer(rpcs.decision, runner), server)
-    pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpcs, runner), server)
+    pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpcs.memory, runner, replies), server)
+    pb_grpc.add_GraphServiceServicer_to_server(GraphServicer(rpcs.graph, runner, replies), server)
+    pb_grpc.add_DecisionServiceServicer_to_server(DecisionServicer(rpcs.decision, runner, replies), server)
+    pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpcs, runner, replies), server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     service_names = [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]
@@ -135,26 +199,47 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         finally:
             os.umask(old_umask)
         os.chmod(socket_path, 0o600)
+    elif (credentials := server_credentials(settings)) is not None:
+        server.add_secure_port(settings.listen, credentials)
     else:
         server.add_insecure_port(settings.listen)
+    if metrics is not None:
+        host, port = metrics_address(settings)
+        try:
+            metrics.serve(host, port)
+        except OSError as error:
+            raise ConfigError(f"--metrics {settings.metrics_listen}: cannot listen: {error.strerror or error}") from None
+        log_event("metrics", url=f"http://{settings.metrics_listen}/metrics")
 
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
 
-    await server.start()
+    # The store is open by now; the services report NOT_SERVING until the models have loaded, then SERVING even
+    # when some model is degraded (its stages are skipped; `cortexd status` and `cortexd doctor` name it).
     for name in service_names + [""]:
-        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await server.start()
     log_event("ready", version=__version__, pid=os.getpid(), listen=settings.listen,
               database=str(settings.database_path), memories=memories.count())
+
+    async def serve_once_models_loaded() -> None:
+        await models_loaded.wait()
+        for name in service_names + [""]:
+            await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log_event("serving", degraded_models=list(activation.degraded()))
+
+    health_update = asyncio.create_task(serve_once_models_loaded())
     try:
         await stop.wait()
     finally:
+        health_update.cancel()
         log_event("stopping", grace_seconds=SHUTDOWN_GRACE_SECONDS)
         await health.enter_graceful_shutdown()
         await server.stop(SHUTDOWN_GRACE_SECONDS)
         runner.shutdown()
+        if metrics is not None:
+            metrics.close()
         database.checkpoint()
         database.close()
         if socket_path is not None:

@@ -1,4 +1,5 @@
-"""The gRPC servicers: MemoryService wired from the RPC table, and the MCP bridge; errors map to status here."""
+"""The gRPC servicers: MemoryService wired from the RPC table, and the MCP bridge; errors map to status and keyed
+writes replay their first reply here."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
 
 import grpc
+from google.protobuf.message_factory import GetMessageClass
 
 from cortexd.connect import DEFAULT_NAMESPACE, NAMESPACE_HEADER
 from cortexd.v1 import cortexd_pb2 as pb
@@ -16,6 +18,7 @@ from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 from memory_daemon import surface
 from memory_daemon.catalog import reply_to_json, tool_catalog
 from memory_daemon.errors import InvalidArgument, NotFound, grpc_status_of
+from memory_daemon.idempotency import IdempotentReplies, idempotency_key_of
 from memory_daemon.logs import log_event
 from memory_daemon.memories import checked_namespace
 from memory_daemon.caller import Caller
@@ -49,22 +52,40 @@ async def abort_with(context: grpc.aio.ServicerContext, error: Exception) -> Non
     await context.abort(code, message)
 
 
-class _Forwarding:
-    """Every unary RPC of the service is forwarded to the handler method of the same name (wired below)."""
+def writes(method) -> bool:
+    """Whether the RPC is marked `(writes)` in the proto: it changes the store and honours an idempotency key."""
+    return method.GetOptions().Extensions[pb.writes]
 
-    def __init__(self, rpc, runner: BlockingRunner) -> None:
+
+class _Forwarding:
+    """Every unary RPC of the service is forwarded to the handler method of the same name (wired below); a write
+    sent with an idempotency key runs once per key (IdempotentReplies)."""
+
+    service_name = ""
+
+    def __init__(self, rpc, runner: BlockingRunner, replies: IdempotentReplies | None = None) -> None:
         self._rpc = rpc
         self._runner = runner
+        self._replies = replies
 
     async def _call(self, rpc_name: str, request, context):
         try:
-            return await self._runner.run(getattr(self._rpc, rpc_name), request, caller_of(context))
+            caller = caller_of(context)
+            run = partial(self._runner.run, getattr(self._rpc, rpc_name), request, caller)
+            method = pb.DESCRIPTOR.services_by_name[self.service_name].methods_by_name[rpc_name]
+            key = idempotency_key_of(context.invocation_metadata())
+            if key is None or self._replies is None or not writes(method):
+                return await run()
+            return await self._replies.once(caller.namespace, key, f"/{method.containing_service.full_name}/{rpc_name}",
+                                            request, GetMessageClass(method.output_type), run)
         except Exception as error:
             await abort_with(context, error)
 
 
 class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
-    """MemoryService, forwarded to MemoryRpc; the import stream is gathered into chunks here."""
+    """MemoryService, forwarded to MemoryRpc; the import and restore streams are gathered here, the export streamed."""
+
+    service_name = "MemoryService"
 
     async def ImportMemories(self, request_iterator, context):
         try:
@@ -90,13 +111,38 @@ class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
         except Exception as error:
             await abort_with(context, error)
 
+    async def ExportStore(self, request, context):
+        try:
+            chunks = await self._runner.run(self._rpc.ExportStore, request, caller_of(context))
+            try:
+                while (lines := await self._runner.run(next, chunks, None)) is not None:
+                    yield pb.DumpChunk(lines=lines)
+            finally:
+                await self._runner.run(chunks.close)  # ends the snapshot, also when the client went away
+        except Exception as error:
+            await abort_with(context, error)
+
+    async def RestoreStore(self, request_iterator, context):
+        try:
+            caller = caller_of(context)
+            reader = await self._runner.run(self._rpc.dump_reader)
+            async for chunk in request_iterator:
+                await self._runner.run(reader.feed, list(chunk.lines))
+            return await self._runner.run(self._rpc.RestoreStore, reader, caller)
+        except Exception as error:
+            await abort_with(context, error)
+
 
 class GraphServicer(_Forwarding, pb_grpc.GraphServiceServicer):
     """GraphService, forwarded to GraphRpc."""
 
+    service_name = "GraphService"
+
 
 class DecisionServicer(_Forwarding, pb_grpc.DecisionServiceServicer):
     """DecisionService, forwarded to DecisionRpc."""
+
+    service_name = "DecisionService"
 
 
 def _forward(rpc_name: str):
@@ -110,7 +156,7 @@ def _forward(rpc_name: str):
 for _servicer, _service in ((MemoryServicer, "MemoryService"), (GraphServicer, "GraphService"),
                             (DecisionServicer, "DecisionService")):
     for _method in pb.DESCRIPTOR.services_by_name[_service].methods:
-        if not _method.client_streaming:
+        if not _method.client_streaming and not _method.server_streaming:
             setattr(_servicer, _method.name, _forward(_method.name))
 
 
@@ -125,9 +171,10 @@ def _tool_list() -> pb.ListToolsReply:
 class McpBridgeServicer(pb_grpc.McpBridgeServicer):
     """Tools, resources and prompts for the MCP proxy; tools dispatch to the same RPC handlers."""
 
-    def __init__(self, rpcs: RpcTable, runner: BlockingRunner) -> None:
+    def __init__(self, rpcs: RpcTable, runner: BlockingRunner, replies: IdempotentReplies | None = None) -> None:
         self._rpcs = rpcs
         self._runner = runner
+        self._replies = replies
 
     async def ListTools(self, request, context):
         return _tool_list()
@@ -145,8 +192,17 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
                 raise InvalidArgument(f"{request.name}: arguments must be a JSON object")
             rpc_request = binding.parse_arguments(arguments)
             handler = self._rpcs.handler(binding.method.containing_service.name, binding.rpc_name)
-            reply = await self._runner.run(handler, rpc_request, caller_of(context))
-            return pb.CallToolReply(result_json=reply_to_json(reply))
+            caller = caller_of(context)
+
+            async def call() -> pb.CallToolReply:
+                return pb.CallToolReply(result_json=reply_to_json(await self._runner.run(handler, rpc_request, caller)))
+
+            key = idempotency_key_of(context.invocation_metadata())
+            if key is None or self._replies is None or not writes(binding.method):
+                return await call()
+            # The digest covers the RPC request the arguments parse to, so the same call keyed again matches.
+            return await self._replies.once(caller.namespace, key, f"/cortexd.v1.McpBridge/CallTool/{binding.name}",
+                                            rpc_request, pb.CallToolReply, call)
         except Exception as error:
             await abort_with(context, error)
 

@@ -122,6 +122,11 @@ class VectorIndex:
                 vectors.add(memory_id, text, vector)
             self._maybe_build(vectors)
 
+    def forget(self, namespace: str) -> None:
+        """Drop the namespace's vectors; the next use reloads them from the store (after a restore wrote behind it)."""
+        with self._lock:
+            self._namespaces.pop(namespace, None)
+
     def _namespace(self, namespace: str) -> _NamespaceVectors:
         vectors = self._namespaces.get(namespace)
         if vectors is None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import uuid
 
 import grpc
 
-from cortexd.connect import CHANNEL_OPTIONS, call_metadata, is_unix_address, socket_path_of
+from cortexd.connect import CHANNEL_OPTIONS, IDEMPOTENCY_HEADER, call_metadata, is_unix_address, socket_path_of
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 from proxy_server.autostart import spawn_daemon
+
+
+LOST_CONNECTION_NOTICE_SECONDS = 1.0
 
 
 class DaemonCallError(Exception):
@@ -42,24 +46,67 @@ class DaemonLink:
         self._start_timeout = start_timeout
         self._channel: grpc.aio.Channel | None = None
         self._bridge: pb_grpc.McpBridgeStub | None = None
+        self._memory: pb_grpc.MemoryServiceStub | None = None
         self._start_lock = asyncio.Lock()
 
     async def bridge_call(self, method: str, request):
-        """Call McpBridge.<method>; raises DaemonCallError with an actionable message on failure."""
+        """Call McpBridge.<method>; raises DaemonCallError with an actionable message on failure.
+
+        A call cut off by the daemon going away (UNAVAILABLE) is sent once more after reconnecting (auto-starting
+        the daemon if need be). A tool call carries a fresh idempotency key, the same on both tries, so a write the
+        daemon applied before it went away is answered from its record instead of being applied twice."""
+        metadata = self._metadata + (((IDEMPOTENCY_HEADER, uuid.uuid4().hex),) if method == "CallTool" else ())
         bridge = await self._ready_bridge()
         try:
-            return await getattr(bridge, method)(request, timeout=self._call_timeout, metadata=self._metadata)
+            return await getattr(bridge, method)(request, timeout=self._call_timeout, metadata=metadata)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise self._explain(error) from None
+            cut_off = self._explain(error)
+        await self._notice_lost_connection()
+        try:
+            bridge = await self._ready_bridge()
+        except DaemonCallError:
+            raise cut_off from None
+        try:
+            return await getattr(bridge, method)(request, timeout=self._call_timeout, metadata=metadata)
         except grpc.aio.AioRpcError as error:
             raise self._explain(error) from None
+
+    async def memory_call(self, method: str, request, timeout: float):
+        """Call MemoryService.<method> for the proxy's own background work (capture, health). It never starts a
+        daemon: a host's call does that when it needs one. Raises DaemonCallError."""
+        self._open_channel()
+        if self._channel.get_state(try_to_connect=True) != grpc.ChannelConnectivity.READY:
+            if self._socket_missing() or not await self._wait_ready(min(timeout, self._connect_timeout)):
+                raise DaemonCallError(self._down_message(), retriable=True)
+        try:
+            return await getattr(self._memory, method)(request, timeout=timeout, metadata=self._metadata)
+        except grpc.aio.AioRpcError as error:
+            raise self._explain(error) from None
+
+    async def _notice_lost_connection(self) -> None:
+        """A call fails before the channel notices that its connection is gone: give it a moment to leave READY,
+        so that a retry reconnects instead of writing into the dead connection."""
+        if self._channel.get_state() == grpc.ChannelConnectivity.READY:
+            try:
+                await asyncio.wait_for(self._channel.wait_for_state_change(grpc.ChannelConnectivity.READY),
+                                       LOST_CONNECTION_NOTICE_SECONDS)
+            except asyncio.TimeoutError:
+                pass  # still READY: the daemon itself answered UNAVAILABLE, and a retry goes to it as it is
 
     async def close(self) -> None:
         if self._channel is not None:
             await self._channel.close()
 
-    async def _ready_bridge(self) -> pb_grpc.McpBridgeStub:
+    def _open_channel(self) -> None:
         if self._channel is None:
             self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
             self._bridge = pb_grpc.McpBridgeStub(self._channel)
+            self._memory = pb_grpc.MemoryServiceStub(self._channel)
+
+    async def _ready_bridge(self) -> pb_grpc.McpBridgeStub:
+        self._open_channel()
         if self._channel.get_state(try_to_connect=True) != grpc.ChannelConnectivity.READY:
             if self._socket_missing() or not await self._wait_ready(self._connect_timeout):
                 await self._start_daemon_or_fail()

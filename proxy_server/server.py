@@ -1,125 +1,245 @@
-"""The MCP server of `cortexd proxy`: every tools, resources and prompts request is forwarded to the daemon."""
+"""The MCP server of `cortexd proxy`: cortexd's own tools, resources and prompts are forwarded to the daemon, those of
+the upstream MCP servers in config.toml to their upstream."""
 
 from __future__ import annotations
 
 import json
+import sys
+from typing import TYPE_CHECKING
 
+import anyio
 import mcp_types as types
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.shared.exceptions import MCPError
 
 from cortexd.v1 import cortexd_pb2 as pb
 from proxy_server.daemon_link import DaemonCallError, DaemonLink
 from proxy_server.stdio_guard import ParseErrorReplyingStream
 
+if TYPE_CHECKING:  # imported when upstreams are configured: a proxy without them starts without these modules
+    from proxy_server.upstream_config import ProxySettings
+    from proxy_server.upstreams import Upstream
+
 SERVER_NAME = "cortexd"
 INSTRUCTIONS = (
     "cortexd is the user's long-term memory. Save durable preferences, decisions and facts with save_memory; "
     "search before answering questions about earlier conversations. The memory-guidelines prompt explains more."
 )
+OWN_RESOURCE_SCHEME = "cortex://"
 
 
 def _protocol_error(error: DaemonCallError) -> MCPError:
     return MCPError(types.INTERNAL_ERROR, str(error), {"retriable": error.retriable})
 
 
-def build_server(link: DaemonLink, version: str) -> Server:
-    async def forward(method: str, request):
-        """A bridge call whose failure becomes an MCP protocol error (tool calls report theirs in-band)."""
-        try:
-            return await link.bridge_call(method, request)
-        except DaemonCallError as error:
-            raise _protocol_error(error) from None
+def tool_error(message: str, retriable: bool) -> types.CallToolResult:
+    """The one form in which a failed call reaches the host: a tool result marked as an error, saying what to do."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)],
+        structured_content={"error": message, "retriable": retriable},
+        is_error=True,
+    )
 
-    async def list_tools(ctx, params) -> types.ListToolsResult:
-        reply = await forward("ListTools", pb.ListToolsRequest())
-        return types.ListToolsResult(
-            tools=[types.Tool(name=t.name, description=t.description, input_schema=json.loads(t.input_schema_json))
-                   for t in reply.tools]
+
+class ProxyFront:
+    """The MCP server of one proxy: cortexd's own catalog, fetched from the daemon, merged with the namespaced tools,
+    resources and prompts of the upstream MCP servers in config.toml."""
+
+    def __init__(self, link: DaemonLink, version: str, settings: ProxySettings | None = None) -> None:
+        self.link = link
+        self.upstreams = None
+        self.observations = None
+        self._list_wait = 0.0
+        if settings is not None and settings.upstreams:
+            from proxy_server.capture import ObservationSender
+            from proxy_server.upstreams import Upstreams
+
+            self.upstreams = Upstreams(settings.upstreams)
+            self.upstreams.on_catalog_change(self._announce_catalog_change)
+            self.observations = ObservationSender(link)
+            self._list_wait = settings.list_wait_seconds
+        self._settled = not self.upstreams
+        self._daemon_answers: dict[str, object] = {}  # the daemon's last catalog answers, served while it is down
+        self._listening_sessions: set = set()  # host sessions that listed tools: they hear about catalog changes
+        self._group = None
+        self.server = Server(
+            SERVER_NAME, version=version, instructions=INSTRUCTIONS,
+            on_list_tools=self.list_tools, on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources, on_read_resource=self.read_resource,
+            on_list_prompts=self.list_prompts, on_get_prompt=self.get_prompt,
         )
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    def initialization_options(self):
+        changes = bool(self.upstreams)
+        return self.server.create_initialization_options(NotificationOptions(
+            tools_changed=changes, resources_changed=changes, prompts_changed=changes))
+
+    async def serving(self, transport) -> None:
+        """Run `transport()` (the host connection) with the upstreams, capture and health reports beside it."""
+        try:
+            async with anyio.create_task_group() as group:
+                self._group = group
+                if self.upstreams:
+                    from proxy_server.health_report import report_health_forever
+
+                    self.observations.attach(group)
+                    self.upstreams.start(group)
+                    group.start_soon(report_health_forever, self.link, self.upstreams, self.link.namespace)
+                await transport()
+                if self.observations:
+                    await self.observations.drain()
+                group.cancel_scope.cancel()
+        finally:
+            await self.link.close()
+
+    # -- the daemon's side -------------------------------------------------
+
+    async def _from_daemon(self, method: str, request):
+        """The daemon's answer. With upstreams, a daemon that is down leaves its last answer (or nothing) in its place,
+        so the upstreams stay usable; without, the failure is the host's to see."""
+        try:
+            reply = await self.link.bridge_call(method, request)
+        except DaemonCallError as error:
+            if not self.upstreams:
+                raise _protocol_error(error) from None
+            print(f"cortexd proxy: {method}: {error}", file=sys.stderr)
+            return self._daemon_answers.get(method)
+        self._daemon_answers[method] = reply
+        return reply
+
+    # -- tools ---------------------------------------------------------------
+
+    async def list_tools(self, ctx, params) -> types.ListToolsResult:
+        if self.upstreams:
+            self._listening_sessions.add(ctx.session)
+            if not self._settled:  # the first listing gives upstreams that are still starting a moment
+                await self.upstreams.settle(self._list_wait)
+                self._settled = True
+        reply = await self._from_daemon("ListTools", pb.ListToolsRequest())
+        own = [types.Tool(name=t.name, description=t.description, input_schema=json.loads(t.input_schema_json))
+               for t in (reply.tools if reply else ())]
+        return types.ListToolsResult(tools=own + (self.upstreams.tools() if self.upstreams else []))
+
+    async def call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        routed = self.upstreams.route(params.name) if self.upstreams else None
+        if routed is not None:
+            return await self._call_upstream(*routed, params.arguments)
         request = pb.CallToolRequest(name=params.name, arguments_json=json.dumps(params.arguments or {}))
         try:
-            reply = await link.bridge_call("CallTool", request)
+            reply = await self.link.bridge_call("CallTool", request)
         except DaemonCallError as error:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=str(error))],
-                structured_content={"error": str(error), "retriable": error.retriable},
-                is_error=True,
-            )
+            return tool_error(str(error), error.retriable)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=reply.result_json)],
             structured_content=json.loads(reply.result_json),
         )
 
-    async def list_resources(ctx, params) -> types.ListResourcesResult:
-        reply = await forward("ListResources", pb.ListResourcesRequest())
-        return types.ListResourcesResult(
-            resources=[types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
-                       for r in reply.resources]
-        )
+    async def _call_upstream(self, upstream: Upstream, tool: str, arguments: dict | None) -> types.CallToolResult:
+        from proxy_server.upstreams import UpstreamCallError
 
-    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        reply = await forward("ReadResource", pb.ReadResourceRequest(uri=str(params.uri)))
+        try:
+            result = await upstream.call_tool(tool, arguments)
+        except UpstreamCallError as error:
+            return tool_error(str(error), error.retriable)
+        if upstream.config.capture:
+            self.observations.observe(upstream, tool, arguments, result)
+        return result
+
+    def _announce_catalog_change(self) -> None:
+        if self._group is not None and self._listening_sessions:
+            self._group.start_soon(self._send_list_changed)
+
+    async def _send_list_changed(self) -> None:
+        for session in list(self._listening_sessions):
+            try:
+                await session.send_tool_list_changed()
+                await session.send_resource_list_changed()
+                await session.send_prompt_list_changed()
+            except Exception:  # noqa: BLE001 — that host went away; it will list again when it comes back
+                self._listening_sessions.discard(session)
+
+    # -- resources -----------------------------------------------------------
+
+    async def list_resources(self, ctx, params) -> types.ListResourcesResult:
+        reply = await self._from_daemon("ListResources", pb.ListResourcesRequest())
+        own = [types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
+               for r in (reply.resources if reply else ())]
+        upstream_resources = self.upstreams.resources({str(r.uri) for r in own}) if self.upstreams else []
+        return types.ListResourcesResult(resources=own + upstream_resources)
+
+    async def read_resource(self, ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        upstream = self.upstreams.resource_owner(uri) if self.upstreams and not uri.startswith(OWN_RESOURCE_SCHEME) \
+            else None
+        if upstream is not None:
+            from proxy_server.upstreams import UpstreamCallError
+
+            try:
+                return await upstream.read_resource(uri)
+            except UpstreamCallError as error:
+                raise MCPError(types.INTERNAL_ERROR, str(error), {"retriable": error.retriable}) from None
+        try:
+            reply = await self.link.bridge_call("ReadResource", pb.ReadResourceRequest(uri=uri))
+        except DaemonCallError as error:
+            raise _protocol_error(error) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=reply.uri, mime_type=reply.mime_type, text=reply.text)]
         )
 
-    async def list_prompts(ctx, params) -> types.ListPromptsResult:
-        reply = await forward("ListPrompts", pb.ListPromptsRequest())
-        return types.ListPromptsResult(
-            prompts=[
-                types.Prompt(
-                    name=p.name, description=p.description,
-                    arguments=[types.PromptArgument(name=a.name, description=a.description, required=a.required)
-                               for a in p.arguments],
-                )
-                for p in reply.prompts
-            ]
-        )
+    # -- prompts -------------------------------------------------------------
 
-    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def list_prompts(self, ctx, params) -> types.ListPromptsResult:
+        reply = await self._from_daemon("ListPrompts", pb.ListPromptsRequest())
+        own = [
+            types.Prompt(
+                name=p.name, description=p.description,
+                arguments=[types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                           for a in p.arguments],
+            )
+            for p in (reply.prompts if reply else ())
+        ]
+        return types.ListPromptsResult(prompts=own + (self.upstreams.prompts() if self.upstreams else []))
+
+    async def get_prompt(self, ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        routed = self.upstreams.route(params.name) if self.upstreams else None
+        if routed is not None:
+            from proxy_server.upstreams import UpstreamCallError
+
+            upstream, name = routed
+            try:
+                return await upstream.get_prompt(name, params.arguments)
+            except UpstreamCallError as error:
+                raise MCPError(types.INTERNAL_ERROR, str(error), {"retriable": error.retriable}) from None
         request = pb.GetPromptRequest(name=params.name, arguments=params.arguments or {})
-        reply = await forward("GetPrompt", request)
+        try:
+            reply = await self.link.bridge_call("GetPrompt", request)
+        except DaemonCallError as error:
+            raise _protocol_error(error) from None
         return types.GetPromptResult(
             description=reply.description,
             messages=[types.PromptMessage(role=m.role, content=types.TextContent(type="text", text=m.text))
                       for m in reply.messages],
         )
 
-    return Server(
-        SERVER_NAME,
-        version=version,
-        instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
-    )
 
-
-async def run_stdio(link: DaemonLink, version: str) -> None:
+async def run_stdio(link: DaemonLink, version: str, settings: ProxySettings | None = None) -> None:
     from mcp.server.stdio import stdio_server
 
-    server = build_server(link, version)
-    try:
+    front = ProxyFront(link, version, settings)
+
+    async def transport() -> None:
         async with stdio_server() as (read_stream, write_stream):
             guarded = ParseErrorReplyingStream(read_stream, write_stream)
-            await server.run(guarded, write_stream, server.create_initialization_options())
-    finally:
-        await link.close()
+            await front.server.run(guarded, write_stream, front.initialization_options())
+
+    await front.serving(transport)
 
 
-async def run_http(link: DaemonLink, version: str, host: str, port: int) -> None:
+async def run_http(link: DaemonLink, version: str, host: str, port: int,
+                   settings: ProxySettings | None = None) -> None:
     import uvicorn  # only the HTTP transport needs it
 
-    server = build_server(link, version)
-    app = server.streamable_http_app(host=host)
+    front = ProxyFront(link, version, settings)
+    app = front.server.streamable_http_app(host=host)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-    try:
-        await uvicorn.Server(config).serve()
-    finally:
-        await link.close()
+    await front.serving(uvicorn.Server(config).serve)

@@ -63,6 +63,7 @@ def test_sigterm_checkpoints_removes_the_socket_and_keeps_the_data(daemon):
 
 
 def test_health_and_reflection(daemon):
+    daemon.wait_serving()  # NOT_SERVING until the models have loaded
     with grpc.insecure_channel(daemon.address) as channel:
         health = health_pb2_grpc.HealthStub(channel)
         for service in ("", "cortexd.v1.MemoryService", "cortexd.v1.McpBridge"):
@@ -105,7 +106,8 @@ def test_tcp_requires_the_right_token(workdir):
                     stub.GetStatus(pb.GetStatusRequest(), metadata=metadata, timeout=10)
                 assert raised.value.code() == grpc.StatusCode.UNAUTHENTICATED
             health = health_pb2_grpc.HealthStub(channel)
-            assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == health_pb2.HealthCheckResponse.SERVING
+            serving = health_pb2.HealthCheckResponse.SERVING  # once the models have loaded
+            assert any(u.status == serving for u in health.Watch(health_pb2.HealthCheckRequest(), timeout=60))
         assert "s3cret-token" not in daemon.log()
     finally:
         daemon.stop()

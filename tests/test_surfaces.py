@@ -33,9 +33,17 @@ def test_generated_stubs_are_fresh(tmp_path):
 def test_the_proxy_imports_nothing_heavy(module):
     code = (
         f"import sys, {module}\n"
-        "from proxy_server import daemon_link, server, namespace, autostart, stdio_guard\n"
+        "from proxy_server import daemon_link, server, namespace, autostart, stdio_guard, upstreams, upstream_config, "
+        "capture, redaction, health_report\n"
         f"print([m for m in {HEAVY!r} if m in sys.modules])"
     )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_doors_open_one_way_the_daemon_may_import_the_proxy_never_the_reverse():
+    code = ("import sys, proxy_server.server, proxy_server.capture, proxy_server.redaction\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'memory_daemon', 'preprocessing'}))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

@@ -40,6 +40,10 @@ class Database:
                 self._cursors.append(cursor)
         return cursor
 
+    def new_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor of its own, not this thread's, for work that spans several calls (a snapshot); the caller closes it."""
+        return self._connection.cursor()
+
     @contextmanager
     def writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """This thread's cursor, holding the single-writer lock for one autocommit statement."""

@@ -160,4 +160,23 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "ALTER TABLE memories ADD COLUMN archived_at TIMESTAMP",
         ),
     ),
+    (
+        7,
+        (
+            # Replies of writes sent with an `idempotency-key` header, so a retry with the same key gets the
+            # first reply instead of writing twice, even after a daemon restart (memory_daemon/idempotency.py).
+            # Rows older than a day, and the oldest beyond 10,000, are pruned; dumps leave this table out.
+            """
+            CREATE TABLE idempotency_keys (
+                namespace      VARCHAR NOT NULL,
+                key            VARCHAR NOT NULL,
+                method         VARCHAR NOT NULL,   -- /package.Service/Method, or that of CallTool plus the tool
+                request_sha256 VARCHAR NOT NULL,
+                reply          BLOB NOT NULL,      -- the serialized reply message
+                created_at     TIMESTAMP NOT NULL,
+                PRIMARY KEY (namespace, key)
+            )
+            """,
+        ),
+    ),
 )

@@ -8,8 +8,11 @@ from pathlib import Path
 
 NAMESPACE_HEADER = "x-cortexd-namespace"
 AUTH_HEADER = "authorization"
+# One per logical write, chosen by the caller: a write retried with the same key is applied once (cortexd.proto).
+IDEMPOTENCY_HEADER = "idempotency-key"
 ADDRESS_ENV = "CORTEXD_ADDRESS"
 TOKEN_FILE_ENV = "CORTEXD_TOKEN_FILE"
+TLS_CA_ENV = "CORTEXD_TLS_CA"
 DEFAULT_NAMESPACE = "default"
 GLOBAL_NAMESPACE = "global"
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
@@ -60,6 +63,30 @@ def read_token(token_file: str | None = None) -> str | None:
     if not token:
         raise ValueError(f"token file {path} is empty")
     return token
+
+
+def read_tls_ca(ca_file: str | None = None) -> bytes | None:
+    """The PEM CA certificate that signs the daemon's TLS certificate: the given file or $CORTEXD_TLS_CA, else None."""
+    path = ca_file or os.environ.get(TLS_CA_ENV, "").strip()
+    if not path:
+        return None
+    pem = Path(path).expanduser().read_bytes()
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        raise ValueError(f"TLS CA file {path} holds no PEM certificate")
+    return pem
+
+
+def open_channel(address: str, tls_ca: bytes | None = None, *, aio: bool = False):
+    """A channel to the daemon: over TCP with TLS verified against tls_ca when one is given, else plaintext.
+
+    A Unix socket is always plaintext (the daemon serves TLS on TCP only), so a CA set in the environment never
+    breaks local use."""
+    import grpc
+
+    module = grpc.aio if aio else grpc
+    if tls_ca is None or is_unix_address(address):
+        return module.insecure_channel(address, options=CHANNEL_OPTIONS)
+    return module.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=tls_ca), options=CHANNEL_OPTIONS)
 
 
 def call_metadata(namespace: str | None, token: str | None) -> tuple[tuple[str, str], ...]:

@@ -9,6 +9,8 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 MCP_TOOL_FIELD_NUMBER: _ClassVar[int]
 mcp_tool: _descriptor.FieldDescriptor
+WRITES_FIELD_NUMBER: _ClassVar[int]
+writes: _descriptor.FieldDescriptor
 REQUIRED_FIELD_NUMBER: _ClassVar[int]
 required: _descriptor.FieldDescriptor
 
@@ -364,7 +366,7 @@ class GetStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetStatusReply(_message.Message):
-    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace")
+    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -374,6 +376,7 @@ class GetStatusReply(_message.Message):
     MEMORY_COUNT_FIELD_NUMBER: _ClassVar[int]
     LISTEN_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    PROXIES_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     uptime_seconds: float
@@ -383,7 +386,82 @@ class GetStatusReply(_message.Message):
     memory_count: int
     listen_address: str
     namespace: str
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ...) -> None: ...
+    proxies: _containers.RepeatedCompositeFieldContainer[ProxyHealth]
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ...) -> None: ...
+
+class RecordObservationRequest(_message.Message):
+    __slots__ = ("upstream", "tool", "arguments_json", "result_text", "is_error")
+    UPSTREAM_FIELD_NUMBER: _ClassVar[int]
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    RESULT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    IS_ERROR_FIELD_NUMBER: _ClassVar[int]
+    upstream: str
+    tool: str
+    arguments_json: str
+    result_text: str
+    is_error: bool
+    def __init__(self, upstream: _Optional[str] = ..., tool: _Optional[str] = ..., arguments_json: _Optional[str] = ..., result_text: _Optional[str] = ..., is_error: _Optional[bool] = ...) -> None: ...
+
+class RecordObservationReply(_message.Message):
+    __slots__ = ("episode_id", "memories", "degraded")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    memories: _containers.RepeatedCompositeFieldContainer[Memory]
+    degraded: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, episode_id: _Optional[str] = ..., memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., degraded: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UpstreamHealth(_message.Message):
+    __slots__ = ("name", "transport", "state", "last_error", "tool_count", "state_since", "capture", "calls", "failed_calls", "observations_dropped")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TRANSPORT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    TOOL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    STATE_SINCE_FIELD_NUMBER: _ClassVar[int]
+    CAPTURE_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    FAILED_CALLS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_DROPPED_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    transport: str
+    state: str
+    last_error: str
+    tool_count: int
+    state_since: str
+    capture: bool
+    calls: int
+    failed_calls: int
+    observations_dropped: int
+    def __init__(self, name: _Optional[str] = ..., transport: _Optional[str] = ..., state: _Optional[str] = ..., last_error: _Optional[str] = ..., tool_count: _Optional[int] = ..., state_since: _Optional[str] = ..., capture: _Optional[bool] = ..., calls: _Optional[int] = ..., failed_calls: _Optional[int] = ..., observations_dropped: _Optional[int] = ...) -> None: ...
+
+class ProxyHealth(_message.Message):
+    __slots__ = ("proxy_id", "pid", "namespace", "upstreams", "reported_at")
+    PROXY_ID_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    UPSTREAMS_FIELD_NUMBER: _ClassVar[int]
+    REPORTED_AT_FIELD_NUMBER: _ClassVar[int]
+    proxy_id: str
+    pid: int
+    namespace: str
+    upstreams: _containers.RepeatedCompositeFieldContainer[UpstreamHealth]
+    reported_at: str
+    def __init__(self, proxy_id: _Optional[str] = ..., pid: _Optional[int] = ..., namespace: _Optional[str] = ..., upstreams: _Optional[_Iterable[_Union[UpstreamHealth, _Mapping]]] = ..., reported_at: _Optional[str] = ...) -> None: ...
+
+class ReportProxyHealthRequest(_message.Message):
+    __slots__ = ("proxy",)
+    PROXY_FIELD_NUMBER: _ClassVar[int]
+    proxy: ProxyHealth
+    def __init__(self, proxy: _Optional[_Union[ProxyHealth, _Mapping]] = ...) -> None: ...
+
+class ReportProxyHealthReply(_message.Message):
+    __slots__ = ("report_within_seconds",)
+    REPORT_WITHIN_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    report_within_seconds: float
+    def __init__(self, report_within_seconds: _Optional[float] = ...) -> None: ...
 
 class ToolSpec(_message.Message):
     __slots__ = ("name", "description", "input_schema_json")
@@ -1130,3 +1208,60 @@ class ExportMemoriesReply(_message.Message):
     memories: _containers.RepeatedCompositeFieldContainer[Memory]
     next_offset: int
     def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., next_offset: _Optional[int] = ...) -> None: ...
+
+class ExportStoreRequest(_message.Message):
+    __slots__ = ("all_namespaces",)
+    ALL_NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    all_namespaces: bool
+    def __init__(self, all_namespaces: _Optional[bool] = ...) -> None: ...
+
+class DumpChunk(_message.Message):
+    __slots__ = ("lines",)
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    lines: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, lines: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RestoreStoreReply(_message.Message):
+    __slots__ = ("restored", "skipped")
+    class RestoredEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class SkippedEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    RESTORED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    restored: _containers.ScalarMap[str, int]
+    skipped: _containers.ScalarMap[str, int]
+    def __init__(self, restored: _Optional[_Mapping[str, int]] = ..., skipped: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class BackupStoreRequest(_message.Message):
+    __slots__ = ("dest",)
+    DEST_FIELD_NUMBER: _ClassVar[int]
+    dest: str
+    def __init__(self, dest: _Optional[str] = ...) -> None: ...
+
+class BackupStoreReply(_message.Message):
+    __slots__ = ("path", "size_bytes", "rows")
+    class RowsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    size_bytes: int
+    rows: _containers.ScalarMap[str, int]
+    def __init__(self, path: _Optional[str] = ..., size_bytes: _Optional[int] = ..., rows: _Optional[_Mapping[str, int]] = ...) -> None: ...

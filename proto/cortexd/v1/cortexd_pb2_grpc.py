@@ -82,6 +82,16 @@ class MemoryServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.FromString,
                 _registered_method=True)
+        self.RecordObservation = channel.unary_unary(
+                '/cortexd.v1.MemoryService/RecordObservation',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.RecordObservationRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RecordObservationReply.FromString,
+                _registered_method=True)
+        self.ReportProxyHealth = channel.unary_unary(
+                '/cortexd.v1.MemoryService/ReportProxyHealth',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ReportProxyHealthRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ReportProxyHealthReply.FromString,
+                _registered_method=True)
         self.CompileContext = channel.unary_unary(
                 '/cortexd.v1.MemoryService/CompileContext',
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.SerializeToString,
@@ -116,6 +126,21 @@ class MemoryServiceStub:
                 '/cortexd.v1.MemoryService/ExportMemories',
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesReply.FromString,
+                _registered_method=True)
+        self.ExportStore = channel.unary_stream(
+                '/cortexd.v1.MemoryService/ExportStore',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ExportStoreRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.DumpChunk.FromString,
+                _registered_method=True)
+        self.RestoreStore = channel.stream_unary(
+                '/cortexd.v1.MemoryService/RestoreStore',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.DumpChunk.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RestoreStoreReply.FromString,
+                _registered_method=True)
+        self.BackupStore = channel.unary_unary(
+                '/cortexd.v1.MemoryService/BackupStore',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.BackupStoreRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.BackupStoreReply.FromString,
                 _registered_method=True)
 
 
@@ -192,7 +217,28 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetStatus(self, request, context):
-        """The daemon's identity, store and uptime.
+        """The daemon's identity, store and uptime, and the upstream MCP servers of
+        the proxies that reported recently.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordObservation(self, request, context):
+        """A tool call that a proxy forwarded to an upstream MCP server with passive
+        capture on. It is recorded as a tool_observation episode, and the
+        statements in its arguments worth keeping (MUST_SAVE, or SHOULD_SAVE at
+        the auto-save confidence) are saved as memories with the source
+        "observation:<upstream>__<tool>". Secrets are redacted by the proxy before
+        sending and again here before anything is stored. Not an MCP tool.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReportProxyHealth(self, request, context):
+        """A proxy's upstream MCP servers and their health. The daemon keeps each
+        proxy's latest report in memory, and GetStatus lists it until it is stale.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -255,6 +301,46 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportStore(self, request, context):
+        """A lossless dump of the store (`cortexd export`): the caller's namespace,
+        or every namespace, as JSON lines. The first line is the header (format
+        version, cortexd version, schema version), then one
+        {"kind": ..., "row": {...}} line per row: memories (embeddings as base64
+        of little-endian float32), entities, facts with their whole bi-temporal
+        history, episodes, decisions and relations, in that order and by id
+        within each kind, then an "end" line counting the rows. Keys are sorted
+        and every time is "YYYY-MM-DDTHH:MM:SS.ffffffZ", so exporting a restored
+        dump gives the same bytes. Read from one snapshot: writes made meanwhile
+        are in it entirely or not at all. Not an MCP tool.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RestoreStore(self, request_iterator, context):
+        """Restore a dump written by ExportStore (`cortexd import DUMP`), with every
+        id, time and embedding as dumped. The whole dump is checked first: an
+        unknown kind or column, a missing required column, a wrong type, a
+        duplicate id, a truncated dump, or a dump from a newer format or schema is
+        refused with INVALID_ARGUMENT naming the line, and nothing is stored.
+        Rows whose id the store already holds are skipped, so a restore can be
+        re-run. Search, the graph and the decision log see the rows at once.
+        Not an MCP tool.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BackupStore(self, request, context):
+        """A consistent copy of the whole store taken while the daemon serves
+        (`cortexd backup DEST`): a new DuckDB file, readable by any DuckDB 2.0
+        client and openable by `cortexd serve`. It holds every write
+        acknowledged before the call. Not an MCP tool.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -303,6 +389,16 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.SerializeToString,
             ),
+            'RecordObservation': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordObservation,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RecordObservationRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.RecordObservationReply.SerializeToString,
+            ),
+            'ReportProxyHealth': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportProxyHealth,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ReportProxyHealthRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ReportProxyHealthReply.SerializeToString,
+            ),
             'CompileContext': grpc.unary_unary_rpc_method_handler(
                     servicer.CompileContext,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CompileContextRequest.FromString,
@@ -337,6 +433,21 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.ExportMemories,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesReply.SerializeToString,
+            ),
+            'ExportStore': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExportStore,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ExportStoreRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.DumpChunk.SerializeToString,
+            ),
+            'RestoreStore': grpc.stream_unary_rpc_method_handler(
+                    servicer.RestoreStore,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.DumpChunk.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.RestoreStoreReply.SerializeToString,
+            ),
+            'BackupStore': grpc.unary_unary_rpc_method_handler(
+                    servicer.BackupStore,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.BackupStoreRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.BackupStoreReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -596,6 +707,60 @@ class MemoryService:
             _registered_method=True)
 
     @staticmethod
+    def RecordObservation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/RecordObservation',
+            cortexd_dot_v1_dot_cortexd__pb2.RecordObservationRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.RecordObservationReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportProxyHealth(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ReportProxyHealth',
+            cortexd_dot_v1_dot_cortexd__pb2.ReportProxyHealthRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ReportProxyHealthReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def CompileContext(request,
             target,
             options=(),
@@ -774,6 +939,87 @@ class MemoryService:
             '/cortexd.v1.MemoryService/ExportMemories',
             cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.ExportMemoriesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportStore(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ExportStore',
+            cortexd_dot_v1_dot_cortexd__pb2.ExportStoreRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.DumpChunk.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RestoreStore(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/cortexd.v1.MemoryService/RestoreStore',
+            cortexd_dot_v1_dot_cortexd__pb2.DumpChunk.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.RestoreStoreReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BackupStore(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/BackupStore',
+            cortexd_dot_v1_dot_cortexd__pb2.BackupStoreRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.BackupStoreReply.FromString,
             options,
             channel_credentials,
             insecure,
