@@ -41,6 +41,8 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     proxy.add_argument("--daemon", help="daemon address (default: $CORTEXD_ADDRESS or the user socket)")
     proxy.add_argument("--namespace", help="namespace for this host (default: the git repository name of the cwd, else 'default')")
     proxy.add_argument("--token-file", help="bearer token file for TCP (default: $CORTEXD_TOKEN_FILE)")
+    proxy.add_argument("--tls-ca", help="CA certificate (PEM) that signs a TCP daemon's TLS certificate "
+                                        "(default: $CORTEXD_TLS_CA)")
     proxy.add_argument("--no-auto-start", dest="auto_start", action="store_false", help="do not start a daemon when none answers")
     proxy.add_argument("--data-dir", help="data dir for an auto-started daemon")
     proxy.add_argument("--timeout", type=float, default=30.0, help="deadline in seconds for each forwarded call")
@@ -245,7 +247,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _proxy(args: argparse.Namespace) -> int:
     import asyncio
 
-    from cortexd.connect import read_token, resolve_address
+    from cortexd.connect import read_tls_ca, read_token, resolve_address
     from memory_daemon import __version__
     from memory_daemon.config_file import config_path
     from proxy_server.daemon_link import DaemonLink
@@ -262,6 +264,11 @@ def _proxy(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"cortexd proxy: {error}", file=sys.stderr)
             return 2
+    try:
+        tls_ca = read_tls_ca(args.tls_ca)
+    except (OSError, ValueError) as error:
+        print(f"cortexd proxy: {error}", file=sys.stderr)
+        return 2
     link = DaemonLink(
         address=resolve_address(args.daemon),
         namespace=args.namespace or namespace_for(Path.cwd()),
@@ -269,6 +276,7 @@ def _proxy(args: argparse.Namespace) -> int:
         auto_start=args.auto_start,
         data_dir=args.data_dir,
         call_timeout=args.timeout,
+        tls_ca=tls_ca,
     )
     if args.http:
         host, _, port = args.http.rpartition(":")

@@ -8,7 +8,7 @@ import uuid
 
 import grpc
 
-from cortexd.connect import CHANNEL_OPTIONS, IDEMPOTENCY_HEADER, call_metadata, is_unix_address, socket_path_of
+from cortexd.connect import IDEMPOTENCY_HEADER, call_metadata, is_unix_address, open_channel, socket_path_of
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 from proxy_server.autostart import spawn_daemon
 
@@ -35,8 +35,10 @@ class DaemonLink:
         call_timeout: float = 30.0,
         connect_timeout: float = 2.0,
         start_timeout: float = 30.0,
+        tls_ca: bytes | None = None,
     ) -> None:
         self.address = address
+        self._tls_ca = tls_ca  # PEM CA of a TCP daemon's TLS certificate; None: plaintext
         self.namespace = namespace
         self._metadata = call_metadata(namespace, token)
         self._auto_start = auto_start and is_unix_address(address)
@@ -101,7 +103,7 @@ class DaemonLink:
 
     def _open_channel(self) -> None:
         if self._channel is None:
-            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+            self._channel = open_channel(self.address, self._tls_ca, aio=True)
             self._bridge = pb_grpc.McpBridgeStub(self._channel)
             self._memory = pb_grpc.MemoryServiceStub(self._channel)
 

@@ -18,6 +18,7 @@ from cortexd.connect import call_metadata, open_channel
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 from memory_daemon.client import CortexdClient
+from memory_daemon.launcher import proxy_session
 
 NASTY = "Robert'); DROP TABLE memories;-- \" \\ % _ [a-z]* (x|y) $1 ? ${HOME} `id` ; /* */ é 中 \u202e\U0001f600"
 SNAKE_CASE = re.compile(r"^[a-z0-9_]+$")
@@ -67,6 +68,13 @@ def test_tls_on_tcp_serves_only_clients_that_trust_its_certificate(workdir):
                 with pytest.raises(grpc.RpcError) as raised:
                     stub.GetStatus(pb.GetStatusRequest(), metadata=call_metadata("acme", token), timeout=10)
                 assert raised.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+        async def through_the_proxy():  # a host's proxy reaches the TLS daemon too
+            async with proxy_session(address, "acme", "--token-file", str(token_file), "--tls-ca", str(cert)) as mcp:
+                return await mcp.call_tool("search_memory", {"query": "sent over TLS"})
+
+        result = asyncio.run(through_the_proxy())
+        assert not result.is_error and "sent over TLS" in result.content[0].text
         assert "tls-s3cret" not in daemon.log()
     finally:
         daemon.stop()
