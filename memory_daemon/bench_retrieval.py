@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from memory_daemon.bench import _rss_mb, percentile
+from memory_daemon.client import CortexdClient
 from memory_daemon.launcher import DaemonProcess, temporary_daemon
 
 QUERIES = ("which host runs service_{n}?", "who owns service_{n}", "service_{n} Redis", "what uses Kafka on host-{h}",
@@ -37,7 +38,8 @@ def _scale(count: int, calls: int, rng: random.Random) -> dict:
         database.close()
         daemon.start()
         search, context, first = [], [], []
-        with daemon.client("bench") as client:
+        # Loading a million memories' indexes on the first search takes minutes on a busy machine.
+        with CortexdClient(daemon.address, "bench", timeout=900) as client:
             client.analyze_message(message="warm-up")  # waits for the model load
             _timed(first, client.search_memory, query="warm-up: loads the in-memory indexes", limit=10)
             for i in range(calls):
