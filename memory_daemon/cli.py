@@ -64,6 +64,7 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     search.add_argument("--signal", action="append", default=[], choices=["lexical", "dense", "graph", "temporal"],
                         help="fuse only these signals (repeatable; default all)")
     search.add_argument("--history", action="store_true", help="include superseded memories, ranked below current ones")
+    search.add_argument("--entity", default="", help="only memories that mention this entity (a name or its key)")
     _add_client_options(search)
 
     get = verbs.add_parser("get", help="show memories by id")
@@ -348,7 +349,7 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         _print(args, memory, f"saved {memory['id']}")
     elif args.verb == "search":
         hits = as_dict(client.search_memory(query=args.query, limit=args.limit, tags=args.tag, signals=args.signal,
-                                            include_history=args.history))["hits"]
+                                            include_history=args.history, entity=args.entity))["hits"]
         _print(args, {"hits": hits},
                "\n".join(_memory_line(h["memory"], h["score"]) for h in hits) or "no matches")
     elif args.verb == "get":

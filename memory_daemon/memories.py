@@ -27,6 +27,7 @@ from memory_daemon.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
 from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict, announces_change, shares_topic
 from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
+from preprocessing.entities import entity_key
 from preprocessing.terms import salient_keys
 
 DEFAULT_STRENGTH = 1.0
@@ -56,6 +57,13 @@ def checked_namespace(namespace: str) -> str:
 @functools.cache
 def _embedding_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)), thread_name_prefix="cortexd-embed")
+
+
+def _entity_keys(name: str) -> tuple[str, ...]:
+    """The keys a memory may file an entity under: "Postgres 16" is "postgresql 16", or "postgresql" alone."""
+    key = entity_key(name)
+    base = re.sub(r"(?:\s+v?\d[\w.]*)+$", "", key)
+    return tuple(dict.fromkeys(k for k in (key, base) if k))
 
 
 def _points_back_to_change(text: str) -> bool:
@@ -293,7 +301,8 @@ class MemoryService:
         return lookup
 
     def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str,
-               signals: Iterable[str] = (), session_id: str = "", include_history: bool = False) -> list[ScoredMemory]:
+               signals: Iterable[str] = (), session_id: str = "", include_history: bool = False,
+               entity: str = "") -> list[ScoredMemory]:
         if not text.strip():
             raise InvalidArgument("query must not be empty")
         limit = limit or DEFAULT_SEARCH_LIMIT
@@ -309,6 +318,7 @@ class MemoryService:
             signals=tuple(dict.fromkeys(s.strip().lower() for s in signals)),
             session_id=session_id.strip(),
             include_history=include_history,
+            entity_keys=_entity_keys(self._checked_text(entity, "entity")) if entity.strip() else (),
         )
         return self._retriever.search(query)
 

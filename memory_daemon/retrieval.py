@@ -38,6 +38,7 @@ class SearchQuery:
     until: datetime | None = None
     signals: tuple[str, ...] = ()
     session_id: str = ""
+    entity_keys: tuple[str, ...] = ()  # only memories that mention this entity (any of its canonical keys)
     include_history: bool = False  # rank superseded memories by relevance (x STALE_FACTOR), not after every current one
     # (a query about the past, "what did we use before X?", always does, and without the factor)
 
@@ -115,6 +116,10 @@ class HybridRetriever:
         if "graph" in signals:
             found["graph"] = self._graph(query, found, depth)
         candidates = {m for scores in found.values() for m in scores}
+        if query.entity_keys:
+            mentioning = set().union(*self._lexical.memories_with_entities(query.namespaces, query.entity_keys).values())
+            candidates &= mentioning
+            found = {s: {m: v for m, v in scores.items() if m in mentioning} for s, scores in found.items()}
         if not candidates and signals != ("temporal",):
             return []
         rows = {r.id: r for r in self._rows(query, candidates, signals)}

@@ -138,7 +138,7 @@ class MemoryRpc:
     def SearchMemory(self, request: pb.SearchMemoryRequest, caller: Caller) -> pb.SearchMemoryReply:
         hits = self._memories.search(
             caller.namespace, request.query, request.limit, request.tags, request.since, request.until,
-            request.signals, request.session_id, request.include_history,
+            request.signals, request.session_id, request.include_history, request.entity,
         )
         return pb.SearchMemoryReply(
             hits=[pb.SearchHit(memory=memory_message(h.memory), score=round(h.score, 6), signal_scores=h.signal_scores)

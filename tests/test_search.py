@@ -114,3 +114,14 @@ def test_stopword_only_query_finds_nothing_and_empty_query_is_rejected(memories)
     assert memories.search("ns", "what is the", 10, (), "", "") == []
     with pytest.raises(InvalidArgument, match="query must not be empty"):
         memories.search("ns", "  ", 10, (), "", "")
+
+
+def test_entity_filter_keeps_only_memories_that_mention_it(memories):
+    owner = memories.save("ns", NewMemory("Priya Raman owns the billing service")).memory
+    database = memories.save("ns", NewMemory("The billing service runs on Postgres 16")).memory
+    memories.save("ns", NewMemory("The search service runs on OpenSearch"))
+    assert [h.memory.id for h in memories.search("ns", "billing service", 10, (), "", "", entity="Postgres 16")] == [
+        database.id]
+    assert [h.memory.id for h in memories.search("ns", "who owns billing", 10, (), "", "", entity="priya raman")] == [
+        owner.id]
+    assert memories.search("ns", "billing service", 10, (), "", "", entity="Kafka") == []

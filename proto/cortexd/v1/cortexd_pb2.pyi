@@ -267,7 +267,7 @@ class GetModelStatusReply(_message.Message):
     def __init__(self, models: _Optional[_Iterable[_Union[ModelStatus, _Mapping]]] = ..., degraded: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchMemoryRequest(_message.Message):
-    __slots__ = ("query", "limit", "tags", "since", "until", "signals", "include_history", "session_id")
+    __slots__ = ("query", "limit", "tags", "since", "until", "signals", "include_history", "session_id", "entity")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -276,6 +276,7 @@ class SearchMemoryRequest(_message.Message):
     SIGNALS_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_HISTORY_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
     query: str
     limit: int
     tags: _containers.RepeatedScalarFieldContainer[str]
@@ -284,7 +285,8 @@ class SearchMemoryRequest(_message.Message):
     signals: _containers.RepeatedScalarFieldContainer[str]
     include_history: bool
     session_id: str
-    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., since: _Optional[str] = ..., until: _Optional[str] = ..., signals: _Optional[_Iterable[str]] = ..., include_history: _Optional[bool] = ..., session_id: _Optional[str] = ...) -> None: ...
+    entity: str
+    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., since: _Optional[str] = ..., until: _Optional[str] = ..., signals: _Optional[_Iterable[str]] = ..., include_history: _Optional[bool] = ..., session_id: _Optional[str] = ..., entity: _Optional[str] = ...) -> None: ...
 
 class SearchHit(_message.Message):
     __slots__ = ("memory", "score", "signal_scores")
