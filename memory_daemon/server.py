@@ -40,6 +40,7 @@ from memory_daemon.store.idempotency import IdempotencyRepository
 from memory_daemon.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
+MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
 EXIT_ALREADY_RUNNING = 3
 EXIT_BAD_CONFIG = 2
 
@@ -152,7 +153,8 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
             except RuntimeError:  # the daemon stopped while the models were loading
                 pass
 
-    threading.Thread(target=load_models, name="cortexd-model-load", daemon=True).start()
+    model_loader = threading.Thread(target=load_models, name="cortexd-model-load", daemon=True)
+    model_loader.start()
     graph = GraphService(GraphRepository(database))
     sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
     decisions = DecisionLog(DecisionRepository(database), sessions)
@@ -238,6 +240,9 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         await health.enter_graceful_shutdown()
         await server.stop(SHUTDOWN_GRACE_SECONDS)
         runner.shutdown()
+        # Exiting while onnxruntime or spaCy is still loading aborts the process ("terminate called without an
+        # active exception"): a stop soon after the start waits for the load to finish.
+        await asyncio.to_thread(model_loader.join, MODEL_LOAD_JOIN_SECONDS)
         if metrics is not None:
             metrics.close()
         database.checkpoint()

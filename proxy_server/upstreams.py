@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from cortexd.v1 import cortexd_pb2 as pb
 from proxy_server.upstream_config import SEPARATOR, UpstreamConfig
+from proxy_server.wrapped_stream import WrappedReadStream
 
 CONNECTING, CONNECTED, RECONNECTING, FAILED = "connecting", "connected", "reconnecting", "failed"
 FAILED_AFTER_ATTEMPTS = 3  # attempts in a row that never connected; retrying goes on at the slowest pace
@@ -66,16 +67,12 @@ def describe_failure(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-class EndWatchingStream:
+class EndWatchingStream(WrappedReadStream):
     """The transport's read stream, noting when it ends: that is how a crashed stdio server shows itself at once."""
 
     def __init__(self, inner) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self.ended = anyio.Event()
-
-    @property
-    def last_context(self):
-        return getattr(self._inner, "last_context", None)
 
     async def receive(self):
         try:
@@ -86,22 +83,7 @@ class EndWatchingStream:
 
     async def aclose(self) -> None:
         self.ended.set()
-        await self._inner.aclose()
-
-    def __aiter__(self):
-        return self
-
-    async def __anext__(self):
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc_info) -> None:
-        await self.aclose()
+        await super().aclose()
 
 
 class Upstream:
