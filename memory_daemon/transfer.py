@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,7 @@ from memory_daemon.errors import CortexdError, InvalidArgument
 from memory_daemon.memories import checked_namespace
 from memory_daemon.store import SCHEMA_VERSION
 from memory_daemon.store.dump import DUMPED_TABLES, Column, DumpRepository
+from memory_daemon.timefmt import parse_iso
 
 # Each kind of row and its table, in dump order: what a row refers to comes before it where it can.
 KINDS: dict[str, str] = {"memory": "memories", "entity": "entities", "fact": "facts", "episode": "episodes",
@@ -118,11 +119,14 @@ def _expected(sql_type: str) -> str:
 
 
 def _stored_time(name: str, text: str) -> datetime:
+    """Naive UTC, by the same rule as every other time the daemon accepts (timefmt.parse_iso)."""
     try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise _Refused(f"column {name!r}: expected a UTC time like {_TIME_EXAMPLE}, got {text[:40]!r}") from None
-    return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
+        parsed = parse_iso(text, name) if text.strip() == text else None
+    except InvalidArgument:
+        parsed = None
+    if parsed is None:
+        raise _Refused(f"column {name!r}: expected a UTC time like {_TIME_EXAMPLE}, got {text[:40]!r}")
+    return parsed
 
 
 def _stored_vector(name: str, text: str, dimensions: int) -> np.ndarray:
