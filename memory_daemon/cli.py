@@ -65,6 +65,8 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
                         help="fuse only these signals (repeatable; default all)")
     search.add_argument("--history", action="store_true", help="include superseded memories, ranked below current ones")
     search.add_argument("--entity", default="", help="only memories that mention this entity (a name or its key)")
+    search.add_argument("--kind", action="append", default=[], choices=["memory", "fact", "episode", "decision", "all"],
+                        help="what to search (repeatable): memories only by default")
     _add_client_options(search)
 
     get = verbs.add_parser("get", help="show memories by id")
@@ -337,6 +339,21 @@ def _memory_line(memory: dict, score: float | None = None) -> str:
     return f"{prefix}{memory['id']}{external}  {memory['content']}{tags}{stale}"
 
 
+def _hit_line(hit: dict) -> str:
+    if "memory" in hit:
+        return _memory_line(hit["memory"], hit["score"])
+    prefix = f"{hit['score']:.4f}  "
+    if "fact" in hit:
+        fact = hit["fact"]
+        status = "" if fact["status"] == "active" else f"  ({fact['status']})"
+        return f"{prefix}{fact['id']}  {fact['subject']} {fact['predicate']} {fact['object']}{status}"
+    if "episode" in hit:
+        episode = hit["episode"]
+        return f"{prefix}{episode['id']}  {episode['kind']}: {episode['title']}"
+    decision = hit["decision"]
+    return f"{prefix}{decision['id']}  decision: {decision['summary']}"
+
+
 def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
     if args.verb == "status":
         status = as_dict(client.get_status())
@@ -349,9 +366,8 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         _print(args, memory, f"saved {memory['id']}")
     elif args.verb == "search":
         hits = as_dict(client.search_memory(query=args.query, limit=args.limit, tags=args.tag, signals=args.signal,
-                                            include_history=args.history, entity=args.entity))["hits"]
-        _print(args, {"hits": hits},
-               "\n".join(_memory_line(h["memory"], h["score"]) for h in hits) or "no matches")
+                                            include_history=args.history, entity=args.entity, kinds=args.kind))["hits"]
+        _print(args, {"hits": hits}, "\n".join(_hit_line(h) for h in hits) or "no matches")
     elif args.verb == "get":
         memories = as_dict(client.open_memories(ids=args.ids))["memories"]
         _print(args, {"memories": memories}, "\n".join(_memory_line(m) for m in memories))

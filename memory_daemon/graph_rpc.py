@@ -108,14 +108,19 @@ class GraphRpc:
         return [fact_message(r, names, at) for r in rows]
 
     def episode_messages(self, caller: Caller, rows: Iterable[EpisodeRow]) -> list[pb.Episode]:
-        rows = list(rows)
-        names = self._graph.entity_names(caller.namespace, [i for r in rows for i in r.entity_ids])
-        return [
-            pb.Episode(id=r.id, kind=r.kind, title=r.title, body=r.body, files=r.files, entity_ids=r.entity_ids,
-                       entities=[names.get(i, i) for i in r.entity_ids], occurred_at=_iso(r.occurred_at),
-                       recorded_at=_iso(r.recorded_at), namespace=r.namespace, sha256=r.sha256)
-            for r in rows
-        ]
+        return episode_messages(self._graph, caller.namespace, rows)
+
+
+def episode_messages(graph: GraphService, namespace: str, rows: Iterable[EpisodeRow]) -> list[pb.Episode]:
+    """Episode rows as the API shows them, each entity named."""
+    rows = list(rows)
+    names = graph.entity_names(namespace, [i for r in rows for i in r.entity_ids])
+    return [
+        pb.Episode(id=r.id, kind=r.kind, title=r.title, body=r.body, files=r.files, entity_ids=r.entity_ids,
+                   entities=[names.get(i, i) for i in r.entity_ids], occurred_at=_iso(r.occurred_at),
+                   recorded_at=_iso(r.recorded_at), namespace=r.namespace, sha256=r.sha256)
+        for r in rows
+    ]
 
 
 def fact_message(row: FactRow, subject_names: dict[str, str], at=None) -> pb.Fact:

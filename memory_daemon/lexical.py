@@ -114,6 +114,13 @@ class _NamespaceIndex:
         return [(self.ids[doc], float(scores[doc])) for doc in top]
 
 
+    def query_weight(self, query: str) -> float:
+        """What a document matching every query term once, at average length, would score: a BM25 score divided by
+        it is the share of the query's weight matched, comparable between indexes with different statistics."""
+        n = len(self.ids)
+        return sum(_idf(n, len(self.postings.get(term, ((),))[0])) for term in dict.fromkeys(query_terms(query))) if n else 0.0
+
+
 def _idf(n: int, df: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
@@ -135,6 +142,15 @@ class LexicalIndex:
             with self._lock:
                 found += index.bm25(query, limit)
         return sorted(found, key=lambda item: -item[1])[:limit]
+
+    def query_weight(self, namespaces: Sequence[str], query: str) -> float:
+        """The largest of the namespaces' query weights (see _NamespaceIndex.query_weight)."""
+        weights = []
+        for namespace in namespaces:
+            index = self._index(namespace)
+            with self._lock:
+                weights.append(index.query_weight(query))
+        return max(weights, default=0.0)
 
     def memories_with_entities(self, namespaces: Sequence[str], keys: Iterable[str],
                                max_memories: int = 0) -> dict[str, set[str]]:

@@ -16,7 +16,7 @@ from memory_daemon.activation import ActivationPipeline, Analysis
 from memory_daemon.errors import CortexdError, InvalidArgument, NotFound, Unavailable
 from memory_daemon.config import RetrievalSettings
 from memory_daemon.lexical import IndexedMemory, LexicalIndex
-from memory_daemon.retrieval import HybridRetriever, ScoredMemory, SearchQuery
+from memory_daemon.retrieval import HybridRetriever, ScoredMemory, SearchQuery, check_signals
 from memory_daemon.dynamics import (
     MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive, used_by,
 )
@@ -303,6 +303,20 @@ class MemoryService:
     def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str,
                signals: Iterable[str] = (), session_id: str = "", include_history: bool = False,
                entity: str = "") -> list[ScoredMemory]:
+        return self.retrieve(self.search_query(namespace, text, limit, tags, since, until, signals, session_id,
+                                               include_history, entity))
+
+    def retrieve(self, query: SearchQuery) -> list[ScoredMemory]:
+        return self._retriever.search(query)
+
+    def lexical_query_weight(self, query: SearchQuery) -> float:
+        """The BM25 score of a perfect match for the query over these memories (to compare with other indexes)."""
+        return self._lexical.query_weight(query.namespaces, query.text)
+
+    def search_query(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str,
+                     signals: Iterable[str] = (), session_id: str = "", include_history: bool = False,
+                     entity: str = "") -> SearchQuery:
+        """The checked query: a clear error for an empty query, a bad limit, time, signal or entity."""
         if not text.strip():
             raise InvalidArgument("query must not be empty")
         limit = limit or DEFAULT_SEARCH_LIMIT
@@ -320,7 +334,8 @@ class MemoryService:
             include_history=include_history,
             entity_keys=_entity_keys(self._checked_text(entity, "entity")) if entity.strip() else (),
         )
-        return self._retriever.search(query)
+        check_signals(query.signals)
+        return query
 
     def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
         wanted = list(dict.fromkeys(i.strip() for i in ids))

@@ -66,6 +66,12 @@ def temporal_score(memory: MemoryRow, now: datetime, settings: RetrievalSettings
         1.0 + settings.use_boost * math.log1p(memory.use_count))
 
 
+def check_signals(signals: Sequence[str]) -> None:
+    unknown = sorted(set(signals) - set(SIGNALS))
+    if unknown:
+        raise InvalidArgument(f"signals: unknown {', '.join(unknown)}; use any of {', '.join(SIGNALS)}")
+
+
 def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: float) -> dict[str, float]:
     """Weighted reciprocal-rank fusion: sum over signals of weight / (k + rank).
 
@@ -104,9 +110,7 @@ class HybridRetriever:
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
         signals = query.signals or SIGNALS
-        unknown = sorted(set(signals) - set(SIGNALS))
-        if unknown:
-            raise InvalidArgument(f"signals: unknown {', '.join(unknown)}; use any of {', '.join(SIGNALS)}")
+        check_signals(signals)
         depth = max(self._settings.candidates, query.limit * 3)
         found: dict[str, dict[str, float]] = {}
         if "lexical" in signals:

@@ -14,7 +14,8 @@ from memory_daemon import __version__
 from memory_daemon.activation import Analysis
 from memory_daemon.caller import Caller
 from memory_daemon.graph import GraphService
-from memory_daemon.graph_rpc import fact_message
+from memory_daemon.decision_rpc import decision_message
+from memory_daemon.graph_rpc import episode_messages, fact_message
 from memory_daemon.errors import InvalidArgument, Unavailable
 from memory_daemon.preflight import TOKEN_ESTIMATOR, ContextCompiler
 from memory_daemon.memories import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
@@ -23,9 +24,11 @@ from memory_daemon.proxy_health import ProxyHealthBoard
 from preprocessing.dedup import DedupVerdict
 
 from memory_daemon.store import SCHEMA_VERSION, Database, MemoryRow
+from memory_daemon.store.graph import EpisodeRow, FactRow
 from memory_daemon.store.dump import DumpRepository
 from memory_daemon.transfer import DumpReader, StoreTransfer
 from memory_daemon.timefmt import format_iso
+from memory_daemon.unified_search import SearchResult, UnifiedSearch, checked_kinds
 
 MAX_ANALYZE_BATCH = 256
 
@@ -83,8 +86,10 @@ class MemoryRpc:
     """The MemoryService handlers, by RPC name; called from gRPC and from the MCP bridge alike."""
 
     def __init__(self, memories: MemoryService, database: Database, listen_address: str,
-                 graph: GraphService | None = None, compiler: ContextCompiler | None = None) -> None:
+                 graph: GraphService | None = None, compiler: ContextCompiler | None = None,
+                 search: UnifiedSearch | None = None) -> None:
         self._memories = memories
+        self._search = search  # search over facts, episodes and decisions too; memories only without it
         self._graph = graph
         self._compiler = compiler
         self._observations = ObservationRecorder(memories, graph) if graph is not None else None
@@ -136,14 +141,37 @@ class MemoryRpc:
         )
 
     def SearchMemory(self, request: pb.SearchMemoryRequest, caller: Caller) -> pb.SearchMemoryReply:
-        hits = self._memories.search(
+        query = self._memories.search_query(
             caller.namespace, request.query, request.limit, request.tags, request.since, request.until,
             request.signals, request.session_id, request.include_history, request.entity,
         )
-        return pb.SearchMemoryReply(
-            hits=[pb.SearchHit(memory=memory_message(h.memory), score=round(h.score, 6), signal_scores=h.signal_scores)
-                  for h in hits]
-        )
+        if self._search is None:
+            checked_kinds(request.kinds)
+            results = [SearchResult("memory", h.memory, h.score, h.signal_scores) for h in self._memories.retrieve(query)]
+        else:
+            results = self._search.search(query, request.kinds)
+        return pb.SearchMemoryReply(hits=self._hit_messages(caller, results))
+
+    def _hit_messages(self, caller: Caller, results: list[SearchResult]) -> list[pb.SearchHit]:
+        rows = [r.row for r in results]
+        facts = [r for r in rows if isinstance(r, FactRow)]
+        names = self._graph.entity_names(caller.namespace, [f.subject_id for f in facts]) if facts else {}
+        episodes = {e.id: e for e in episode_messages(self._graph, caller.namespace,
+                                                      [r for r in rows if isinstance(r, EpisodeRow)])} if self._graph else {}
+        hits = []
+        for result in results:
+            hit = pb.SearchHit(kind=result.kind, score=round(result.score, 6), signal_scores=result.signal_scores)
+            row = result.row
+            if result.kind == "memory":
+                hit.memory.CopyFrom(memory_message(row))
+            elif result.kind == "fact":
+                hit.fact.CopyFrom(fact_message(row, names))
+            elif result.kind == "episode":
+                hit.episode.CopyFrom(episodes[row.id])
+            else:
+                hit.decision.CopyFrom(decision_message(row))
+            hits.append(hit)
+        return hits
 
     def OpenMemories(self, request: pb.OpenMemoriesRequest, caller: Caller) -> pb.OpenMemoriesReply:
         rows = self._memories.open(caller.namespace, request.ids)

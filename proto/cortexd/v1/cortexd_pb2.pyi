@@ -267,7 +267,7 @@ class GetModelStatusReply(_message.Message):
     def __init__(self, models: _Optional[_Iterable[_Union[ModelStatus, _Mapping]]] = ..., degraded: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchMemoryRequest(_message.Message):
-    __slots__ = ("query", "limit", "tags", "since", "until", "signals", "include_history", "session_id", "entity")
+    __slots__ = ("query", "limit", "tags", "since", "until", "signals", "include_history", "session_id", "entity", "kinds")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -277,6 +277,7 @@ class SearchMemoryRequest(_message.Message):
     INCLUDE_HISTORY_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
     query: str
     limit: int
     tags: _containers.RepeatedScalarFieldContainer[str]
@@ -286,10 +287,11 @@ class SearchMemoryRequest(_message.Message):
     include_history: bool
     session_id: str
     entity: str
-    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., since: _Optional[str] = ..., until: _Optional[str] = ..., signals: _Optional[_Iterable[str]] = ..., include_history: _Optional[bool] = ..., session_id: _Optional[str] = ..., entity: _Optional[str] = ...) -> None: ...
+    kinds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, query: _Optional[str] = ..., limit: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., since: _Optional[str] = ..., until: _Optional[str] = ..., signals: _Optional[_Iterable[str]] = ..., include_history: _Optional[bool] = ..., session_id: _Optional[str] = ..., entity: _Optional[str] = ..., kinds: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchHit(_message.Message):
-    __slots__ = ("memory", "score", "signal_scores")
+    __slots__ = ("memory", "fact", "episode", "decision", "score", "signal_scores", "kind")
     class SignalScoresEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -298,12 +300,20 @@ class SearchHit(_message.Message):
         value: float
         def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     MEMORY_FIELD_NUMBER: _ClassVar[int]
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     SIGNAL_SCORES_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
+    fact: Fact
+    episode: Episode
+    decision: Decision
     score: float
     signal_scores: _containers.ScalarMap[str, float]
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., score: _Optional[float] = ..., signal_scores: _Optional[_Mapping[str, float]] = ...) -> None: ...
+    kind: str
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., fact: _Optional[_Union[Fact, _Mapping]] = ..., episode: _Optional[_Union[Episode, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., score: _Optional[float] = ..., signal_scores: _Optional[_Mapping[str, float]] = ..., kind: _Optional[str] = ...) -> None: ...
 
 class SearchMemoryReply(_message.Message):
     __slots__ = ("hits",)

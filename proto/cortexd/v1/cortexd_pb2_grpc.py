@@ -159,10 +159,11 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SearchMemory(self, request, context):
-        """Search saved memories: keywords (BM25 with code-aware terms), meaning
-        (embeddings), related entities (graph) and recency, fused. Searches the
-        caller's namespace and the shared `global` namespace; best matches first.
-        A superseded memory comes after every current one.
+        """Search saved memories (and, with `kinds`, facts, episodes and decisions):
+        keywords (BM25 with code-aware terms), meaning (embeddings), related
+        entities (graph) and recency, fused. Searches the caller's namespace and
+        the shared `global` namespace; best matches first. A superseded memory
+        comes after every current one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,66 @@
+"""SQL for search items: every fact, episode and decision of a namespace, fresh rows by id, and a cheap signature
+of their change."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memory_daemon.store.database import Database
+from memory_daemon.store.decisions import _COLUMNS as _DECISION, DecisionRepository, DecisionRow, _row as _decision
+from memory_daemon.store.graph import _EPISODE, _FACT, EpisodeRow, FactRow, GraphRepository, _episode, _fact
+
+# Facts and episodes are append-only, and a fact's one in-place change (retraction) moves max(retracted_at);
+# decisions only change their counters and outcome, which are read fresh with each hit.
+_SIGNATURE = (
+    "SELECT (SELECT count(*) FROM facts WHERE namespace = $ns), "
+    "(SELECT max(retracted_at) FROM facts WHERE namespace = $ns), "
+    "(SELECT count(*) FROM episodes WHERE namespace = $ns), "
+    "(SELECT count(*) FROM decisions WHERE namespace = $ns), "
+    "(SELECT count(*) FROM entities WHERE namespace = $ns)"
+)
+
+
+class ItemRepository:
+    """Reads the facts, episodes and decisions tables for search; every query is parametrised."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+        self._graph = GraphRepository(database)
+        self._decisions = DecisionRepository(database)
+
+    def signature(self, namespace: str) -> tuple:
+        """Changes whenever a fact, episode, decision or entity of the namespace is added or a fact retracted."""
+        return tuple(self._db.cursor().execute(_SIGNATURE, {"ns": namespace}).fetchone())
+
+    def facts_in(self, namespace: str) -> list[tuple[FactRow, str, str, str]]:
+        """Every fact of the namespace, history included, with its subject's name and key and its object's key."""
+        columns = ", ".join(f"f.{c}" for c in _FACT.split(", "))
+        rows = self._db.cursor().execute(
+            f"SELECT {columns}, s.name, s.key, o.key FROM facts f "
+            "LEFT JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id "
+            "WHERE f.namespace = ?",
+            [namespace],
+        ).fetchall()
+        return [(_fact(r[:-3]), r[-3] or "", r[-2] or "", r[-1] or "") for r in rows]
+
+    def episodes_in(self, namespace: str) -> list[EpisodeRow]:
+        rows = self._db.cursor().execute(f"SELECT {_EPISODE} FROM episodes WHERE namespace = ?", [namespace]).fetchall()
+        return [_episode(r) for r in rows]
+
+    def decisions_in(self, namespace: str) -> list[DecisionRow]:
+        rows = self._db.cursor().execute(f"SELECT {_DECISION} FROM decisions WHERE namespace = ?", [namespace]).fetchall()
+        return [_decision(r) for r in rows]
+
+    def entity_keys(self, namespace: str) -> dict[str, str]:
+        """Entity id -> key, for the namespace's entities."""
+        return dict(self._db.cursor().execute("SELECT id, key FROM entities WHERE namespace = ?", [namespace]).fetchall())
+
+    def rows(self, kind: str, namespaces: Sequence[str], ids: Sequence[str]) -> list:
+        """Fresh rows of one kind by id (a fact's status and a decision's counters change after loading)."""
+        if not ids:
+            return []
+        if kind == "fact":
+            return self._graph.facts_by_id(namespaces, ids)
+        if kind == "episode":
+            return self._graph.episodes_by_id(namespaces, ids)
+        return self._decisions.by_id(namespaces, ids)

@@ -1,0 +1,147 @@
+"""search_memory over facts, episodes and decisions as well as memories, on a real daemon and through the proxy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import grpc
+import pytest
+
+from conftest import CORTEXD, mcp_session
+from memory_daemon.client import as_dict
+from memory_daemon.unified_search import KINDS, checked_kinds
+from memory_daemon.errors import InvalidArgument
+
+pytestmark = pytest.mark.anyio
+
+
+def _seed(client) -> dict[str, str]:
+    ids = {}
+    client.save_memory(content="Lunch is at noon at the Thai place near the office.")
+    client.save_memory(content="The billing service is deployed with Argo CD every Thursday.", session_id="s1")
+    client.upsert_fact(subject="billing_service", predicate="database", object="PostgreSQL 16", create_entities=True,
+                       valid_from="2025-01-01T00:00:00Z")
+    ids["pg17"] = client.upsert_fact(subject="billing_service", predicate="database", object="PostgreSQL 17",
+                                     valid_from="2026-03-01T00:00:00Z").fact.id
+    ids["owner"] = client.upsert_fact(subject="checkout_web", predicate="owner", object="Priya Raman",
+                                      create_entities=True).fact.id
+    ids["bug"] = client.record_episode(kind="bug_root_cause", title="duplicate invoices from the billing service",
+                                       body="a retry without an idempotency key posted every invoice twice",
+                                       entities=["billing_service"]).episode.id
+    ids["queue"] = client.log_decision(type="architecture", question="Which message queue should the billing service use?",
+                                       options=["Kafka", "SQS"], chosen="SQS", reasoning="managed and cheap at our volume",
+                                       session_id="s1").decision.id
+    ids["editor"] = client.log_decision(type="tooling", question="Which editor do we standardise on?",
+                                        options=["VS Code", "Vim"], chosen="VS Code", reasoning="the team already uses it",
+                                        session_id="s2").decision.id
+    return ids
+
+
+def _described(hit: dict) -> str:
+    return hit[hit["kind"]]["id"]
+
+
+def test_kinds_are_checked():
+    assert checked_kinds([]) == ("memory",)
+    assert checked_kinds(["all"]) == KINDS
+    assert checked_kinds([" Fact ", "decision", "fact"]) == ("fact", "decision")
+    with pytest.raises(InvalidArgument, match="kinds: unknown facts"):
+        checked_kinds(["facts"])
+
+
+def test_each_kind_answers_its_own_question_and_memories_stay_the_default(daemon):
+    with daemon.client("shop") as client:
+        ids = _seed(client)
+        default = as_dict(client.search_memory(query="which database does the billing service use"))["hits"]
+        assert default and {h["kind"] for h in default} == {"memory"}
+
+        every = as_dict(client.search_memory(query="which database does the billing service use", kinds=["all"]))["hits"]
+        assert {"memory", "fact", "decision"} <= {h["kind"] for h in every}
+        assert all(h["signal_scores"] for h in every)  # every hit explains itself
+        facts = [h for h in every if h["kind"] == "fact"]
+        assert facts[0]["fact"]["id"] == ids["pg17"] and facts[0]["fact"]["status"] == "active"
+
+        def first(query: str, kinds: list[str]) -> str:
+            return _described(as_dict(client.search_memory(query=query, kinds=kinds))["hits"][0])
+
+        assert first("who owns checkout web?", ["fact"]) == ids["owner"]
+        assert first("why were invoices posted twice?", ["episode", "decision"]) == ids["bug"]
+        assert first("what queue did we pick for billing", ["decision"]) == ids["queue"]
+        assert first("which editor do we use", ["all"]) == ids["editor"]
+
+
+def test_facts_that_are_no_longer_true_come_back_only_with_history(daemon):
+    with daemon.client("shop") as client:
+        ids = _seed(client)
+        current = as_dict(client.search_memory(query="billing service database PostgreSQL", kinds=["fact"]))["hits"]
+        assert [h["fact"]["object"] for h in current] == ["PostgreSQL 17"]
+        history = as_dict(client.search_memory(query="billing service database PostgreSQL", kinds=["fact"],
+                                               include_history=True))["hits"]
+        assert history[0]["fact"]["id"] == ids["pg17"]
+        assert {"superseded"} <= {h["fact"]["status"] for h in history[1:]}
+        assert {h["fact"]["object"] for h in history[1:]} == {"PostgreSQL 16"}
+
+
+def test_filters_apply_to_every_kind(daemon):
+    with daemon.client("shop") as client:
+        ids = _seed(client)
+
+        def found(**filters) -> set[str]:
+            return {_described(h) for h in as_dict(client.search_memory(query="billing service", kinds=["all"],
+                                                                        **filters))["hits"]}
+
+        in_session = found(session_id="s1")
+        assert ids["queue"] in in_session and ids["editor"] not in in_session and ids["pg17"] not in in_session
+        about = found(entity="billing_service")
+        assert ids["pg17"] in about and ids["owner"] not in about and ids["bug"] in about
+        assert found(until="2000-01-01T00:00:00Z") == set()
+        tagged = as_dict(client.search_memory(query="billing service", kinds=["all"], tags=["nothing-has-this"]))
+        assert tagged["hits"] == []
+        with pytest.raises(grpc.RpcError) as raised:
+            client.search_memory(query="billing", kinds=["everything"])
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "kinds: unknown everything" in raised.value.details()
+
+
+def test_new_items_are_found_by_the_next_search(daemon):
+    with daemon.client("shop") as client:
+        _seed(client)
+        assert not [h for h in as_dict(client.search_memory(query="feature flags vendor", kinds=["fact"]))["hits"]
+                    if "LaunchDarkly" in h["fact"]["object"]]
+        added = client.upsert_fact(subject="checkout_web", predicate="feature_flags", object="LaunchDarkly").fact.id
+        hits = as_dict(client.search_memory(query="feature flags vendor", kinds=["fact"]))["hits"]
+        assert hits[0]["fact"]["id"] == added
+        client.retire_fact(fact_id=added)  # ends now
+        hits = as_dict(client.search_memory(query="feature flags vendor", kinds=["fact"]))["hits"]
+        assert added not in {h["fact"]["id"] for h in hits}
+
+
+async def test_search_memory_tool_returns_other_kinds_through_the_proxy(daemon):
+    with daemon.client("shop") as client:
+        ids = _seed(client)
+    async with mcp_session(daemon.address, "shop") as host:
+        tools = {t.name: t for t in (await host.list_tools()).tools}
+        assert "kinds" in tools["search_memory"].input_schema["properties"]
+        result = await host.call_tool("search_memory", {"query": "what queue did we pick for billing",
+                                                        "kinds": ["decision"]})
+        assert not result.is_error, result.content[0].text
+        hits = json.loads(result.content[0].text)["hits"]
+        assert hits[0]["kind"] == "decision" and hits[0]["decision"]["id"] == ids["queue"]
+
+
+def test_cli_search_names_each_kind(daemon):
+    with daemon.client("shop") as client:
+        ids = _seed(client)
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(CORTEXD + ["search", *args, "--namespace", "shop", "--daemon", daemon.address],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    hits = json.loads(cli("billing service database", "--kind", "fact", "--kind", "decision", "--json"))["hits"]
+    assert {h["kind"] for h in hits} == {"fact", "decision"}
+    text = cli("billing service database", "--kind", "all")
+    assert f"{ids['pg17']}  billing_service database PostgreSQL 17" in text
+    assert f"{ids['queue']}  decision: " in text
