@@ -27,6 +27,7 @@ class Item:
     entity_keys: tuple[str, ...]
     at: datetime  # recorded (fact), happened (episode) or decided (decision): what time filters compare
     session_id: str = ""  # decisions only
+    episode_kind: str = ""  # episodes only: adr, invariant, bug_root_cause, …
 
 
 def _words(predicate: str) -> str:
@@ -44,7 +45,7 @@ def _items(repository: ItemRepository, namespace: str) -> list[Item]:
             text = " ".join([f"{e.kind.replace('_', ' ')}: {e.title}.", e.body, *e.files])
             linked = [keys[i] for i in e.entity_ids if i in keys]
             items.append(Item(e.id, "episode", text, tuple(dict.fromkeys([*linked, *sorted(salient_keys(text))])),
-                              e.occurred_at))
+                              e.occurred_at, episode_kind=e.kind))
     for d in repository.decisions_in(namespace):
         # The summary usually quotes the question and the reasoning already; each word is counted once.
         text = " ".join([d.summary, *(part for part in (d.question, d.reasoning) if part.lower() not in d.summary.lower())])

@@ -13,6 +13,7 @@ from memory_daemon.graph import GraphService
 from memory_daemon.memories import MemoryService
 from memory_daemon.store.graph import EpisodeRow, FactRow
 from memory_daemon.timefmt import format_iso
+from memory_daemon.unified_search import SearchResult, UnifiedSearch
 from preprocessing.terms import identifiers, query_terms, salient_keys
 
 DEFAULT_BUDGET = 350
@@ -25,6 +26,8 @@ TIER_WEIGHT = {1: 3.0, 2: 1.0, 3: 0.6}
 TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "Session summary"}
 HEADER = "# Context for: {task}\n"
 MAX_LINE_CHARS = 400
+SEARCH_DEPTH = 20  # hits of one search (memories, episodes and decisions) considered for tier 2
+INVARIANT_BONUS = 0.2  # an invariant is a rule the task must not break: it counts for more than its match
 
 
 def estimate_tokens(text: str) -> int:
@@ -90,10 +93,11 @@ def render(task: str, lines: Sequence[ContextLine]) -> str:
 class ContextCompiler:
     """Gathers candidates from working memory, retrieval and the graph, then packs them under the budget."""
 
-    def __init__(self, memories: MemoryService, graph: GraphService,
+    def __init__(self, memories: MemoryService, graph: GraphService, search: UnifiedSearch,
                  working_memory: Callable[[str, str], Sequence[ContextLine]] | None = None,
                  decisions: DecisionLog | None = None) -> None:
         self._memories = memories
+        self._search = search
         self._graph = graph
         self._working_memory = working_memory
         self._decisions = decisions
@@ -109,10 +113,8 @@ class ContextCompiler:
         candidates: list[ContextLine] = []
         if session_id and self._working_memory is not None:
             candidates += self._working_memory(namespace, session_id)
-        candidates += self._memory_lines(namespace, task)
+        candidates += self._searched_lines(namespace, task, episode_kinds)
         candidates += self._fact_lines(namespace, task)
-        candidates += self._episode_lines(namespace, task, episode_kinds)
-        candidates += self._decision_lines(namespace, task)
         if session_id and self._decisions is not None:
             summary = self._decisions.session_summary(namespace, session_id).text
             if summary:
@@ -123,15 +125,33 @@ class ContextCompiler:
         markdown = render(task, chosen)
         return CompiledContext(markdown, tuple(chosen), estimate_tokens(markdown), budget, tuple(l.id for l in left))
 
-    def _memory_lines(self, namespace: str, task: str) -> list[ContextLine]:
+    def _searched_lines(self, namespace: str, task: str, episode_kinds: Sequence[str]) -> list[ContextLine]:
+        """Memories, episodes and decisions from one search: only current memories, only on-topic hits, each as
+        relevant as its fused score against the best; a decision shows its outcome, an invariant counts for more."""
+        kinds = ("memory", "episode", "decision") if self._decisions is not None else ("memory", "episode")
+        query = self._memories.search_query(namespace, task, SEARCH_DEPTH, (), "", "")
         task_identifiers = set(identifiers(task))
-        hits = [h for h in self._memories.search(namespace, task, 20, (), "", "")
-                if h.memory.superseded_by is None and _on_topic(h, task_identifiers)]
+        hits = [h for h in self._search.search(query, kinds, episode_kinds)
+                if _on_topic(h.signal_scores, _text_of(h), task_identifiers)
+                and (h.kind != "memory" or h.row.superseded_by is None)]
         if not hits:
             return []
-        best = hits[0].score
-        return [ContextLine(2, "memory", h.memory.id, f"- {_clip(h.memory.content)} [MEM:{h.memory.id}]", h.score / best)
-                for h in hits if h.score / best >= MIN_RELEVANCE]
+        best = max(h.score for h in hits)
+        lines = []
+        for hit in hits:
+            relevance = hit.score / best
+            if relevance < MIN_RELEVANCE:
+                continue
+            row = hit.row
+            if hit.kind == "memory":
+                lines.append(ContextLine(2, "memory", row.id, f"- {_clip(row.content)} [MEM:{row.id}]", relevance))
+            elif hit.kind == "episode":
+                bonus = INVARIANT_BONUS if row.kind == "invariant" else 0.0
+                lines.append(ContextLine(2, "episode", row.id, _episode_text(row), min(1.0, relevance + bonus)))
+            else:
+                outcome = "" if row.outcome_recorded_at is None else (" (worked)" if row.was_successful else " (did not work)")
+                lines.append(ContextLine(2, "decision", row.id, f"- {_clip(row.summary)}{outcome} [DEC:{row.id}]", relevance))
+        return lines
 
     def _fact_lines(self, namespace: str, task: str) -> list[ContextLine]:
         """Active facts about the task's entities (superseded and retracted facts are never candidates)."""
@@ -149,43 +169,26 @@ class ContextCompiler:
                             0.9 * f.confidence)
                 for f in facts.values()]
 
-    def _decision_lines(self, namespace: str, task: str) -> list[ContextLine]:
-        """Logged decisions that share words with the task, with their outcome when one was recorded."""
-        if self._decisions is None:
-            return []
-        wanted = set(query_terms(task))
-        lines = []
-        for decision in self._decisions.recent(namespace, 200):
-            overlap = len(wanted & set(query_terms(f"{decision.question} {decision.chosen} {decision.summary}")))
-            if overlap:
-                outcome = "" if decision.outcome_recorded_at is None else \
-                    (" (worked)" if decision.was_successful else " (did not work)")
-                lines.append(ContextLine(2, "decision", decision.id, f"- {_clip(decision.summary)}{outcome} [DEC:{decision.id}]",
-                                         min(1.0, 0.5 + 0.15 * overlap)))
-        return lines
 
-    def _episode_lines(self, namespace: str, task: str, kinds: Sequence[str]) -> list[ContextLine]:
-        wanted = set(query_terms(task))
-        lines = []
-        for episode in self._graph.recent_episodes(namespace, 500, kinds):
-            overlap = len(wanted & set(query_terms(f"{episode.title} {episode.body} {' '.join(episode.files)}")))
-            if overlap:
-                lines.append(ContextLine(2, "episode", episode.id, _episode_text(episode),
-                                         min(1.0, 0.5 + 0.15 * overlap + (0.2 if episode.kind == "invariant" else 0.0))))
-        return lines
-
-
-def _on_topic(hit, task_identifiers: set[str]) -> bool:
-    """The memory means nearly what the task says; or it shares words with the task and is at least loosely
+def _on_topic(scores: dict[str, float], text: str, task_identifiers: set[str]) -> bool:
+    """The hit means nearly what the task says; or it shares words with the task and is at least loosely
     related in meaning, or it names the same identifier. Graph and decay alone are not enough, and neither is
     one shared word ("run the tests" against "the cron job runs at 02:00")."""
-    scores = hit.signal_scores
     dense = scores.get("dense", 0.0)
     if dense >= MIN_DENSE_ON_TOPIC:
         return True
     if scores.get("lexical", 0.0) <= 0:
         return False
-    return dense >= MIN_DENSE_WITH_WORDS or bool(task_identifiers & set(identifiers(hit.memory.content)))
+    return dense >= MIN_DENSE_WITH_WORDS or bool(task_identifiers & set(identifiers(text)))
+
+
+def _text_of(hit: SearchResult) -> str:
+    row = hit.row
+    if hit.kind == "memory":
+        return row.content
+    if hit.kind == "episode":
+        return " ".join([row.title, row.body, *row.files])
+    return f"{row.question} {row.chosen} {row.reasoning}"
 
 
 def working_memory_lines(sessions: SessionMemory) -> Callable[[str, str], list[ContextLine]]:

@@ -22,7 +22,6 @@ from memory_daemon import __version__
 from memory_daemon.activation import ActivationPipeline
 from memory_daemon.config import DaemonSettings
 from memory_daemon.errors import CortexdError
-from memory_daemon.item_index import ItemIndex
 from memory_daemon.interceptors import AccessLogInterceptor, BearerTokenInterceptor, MetricsInterceptor
 from memory_daemon.lock import AlreadyRunning, DaemonLock
 from memory_daemon.logs import log_event
@@ -38,8 +37,7 @@ from memory_daemon.sessions import SessionMemory
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
 from memory_daemon.store.idempotency import IdempotencyRepository
-from memory_daemon.store.items import ItemRepository
-from memory_daemon.unified_search import UnifiedSearch
+from memory_daemon.unified_search import unified_search
 from memory_daemon.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
@@ -162,10 +160,8 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
     decisions = DecisionLog(DecisionRepository(database), sessions)
     memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions)
-    compiler = ContextCompiler(memories, graph, working_memory_lines(sessions), decisions)
-    items = ItemRepository(database)
-    search = UnifiedSearch(memories, ItemIndex(items, activation.embed), items.rows, activation.embed, settings.retrieval,
-                           graph.neighbour_keys)
+    search = unified_search(memories, database, activation.embed, settings.retrieval, graph)
+    compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions)
     rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph, compiler, search), GraphRpc(graph),
                     DecisionRpc(decisions))
     runner = BlockingRunner(settings.worker_threads)

@@ -17,6 +17,7 @@ from memory_daemon.graph import fact_status
 from memory_daemon.item_index import ITEM_KINDS, Item, ItemIndex
 from memory_daemon.memories import MemoryService
 from memory_daemon.store.graph import EpisodeRow, FactRow
+from memory_daemon.store.items import ItemRepository
 from memory_daemon.retrieval import FEEDBACK_HITS, MAX_KEY_MEMORIES, SIGNALS, STALE_FACTOR, SearchQuery, decay, fuse
 from memory_daemon.timefmt import utc_now
 from preprocessing.terms import salient_keys
@@ -74,22 +75,26 @@ class UnifiedSearch:
         self._settings = settings
         self._graph_neighbours = graph_neighbours
 
-    def search(self, query: SearchQuery, kinds: Iterable[str] = ()) -> list[SearchResult]:
+    def search(self, query: SearchQuery, kinds: Iterable[str] = (), episode_kinds: Sequence[str] = ()) -> list[SearchResult]:
+        """The best `query.limit` hits of the kinds asked for (episodes only of `episode_kinds` when given)."""
         kinds = checked_kinds(kinds)
         memory_hits = [SearchResult("memory", h.memory, h.score, h.signal_scores)
                        for h in self._memories.retrieve(query)] if "memory" in kinds else []
         item_kinds = tuple(k for k in kinds if k != "memory")
         if not item_kinds or query.tags:  # only memories carry tags
             return memory_hits
-        item_scores, rows = self._item_signals(query, item_kinds)
+        item_scores, rows = self._item_signals(query, item_kinds, tuple(episode_kinds))
         return self._merged(memory_hits, item_scores, rows, query)
 
     # -- items ---------------------------------------------------------------
 
-    def _item_signals(self, query: SearchQuery, kinds: Sequence[str]) -> tuple[dict[str, dict[str, float]], dict[str, object]]:
+    def _item_signals(self, query: SearchQuery, kinds: Sequence[str],
+                      episode_kinds: Sequence[str]) -> tuple[dict[str, dict[str, float]], dict[str, object]]:
         signals = query.signals or SIGNALS
         self._items.refresh(query.namespaces)
-        items = {i: item for i, item in self._items.items(query.namespaces).items() if self._eligible(item, query, kinds)}
+        items = {i: item for i, item in self._items.items(query.namespaces).items()
+                 if self._eligible(item, query, kinds) and (not episode_kinds or item.kind != "episode"
+                                                            or item.episode_kind in episode_kinds)}
         depth = max(self._settings.candidates, query.limit * 3)
         found: dict[str, dict[str, float]] = {}
         if "lexical" in signals:
@@ -190,3 +195,11 @@ class UnifiedSearch:
                                            {s: round(v[item_id], 4) for s, v in item_scores.items() if item_id in v}))
                 i += 1
         return merged
+
+
+def unified_search(memories: MemoryService, database, embed: Callable[[list[str]], np.ndarray | None],
+                   settings: RetrievalSettings, graph=None) -> UnifiedSearch:
+    """The daemon's search: memories plus an item index over the same store."""
+    repository = ItemRepository(database)
+    return UnifiedSearch(memories, ItemIndex(repository, embed), repository.rows, embed, settings,
+                         graph.neighbour_keys if graph is not None else None)

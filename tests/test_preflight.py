@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_daemon.config import Limits
+from memory_daemon.config import Limits, RetrievalSettings
 from memory_daemon.decisions import DecisionLog, NewDecision
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.errors import InvalidArgument
@@ -14,6 +14,7 @@ from memory_daemon.graph import FactInput, GraphService
 from memory_daemon.memories import MemoryService, NewMemory
 from memory_daemon.preflight import ContextCompiler, ContextLine, estimate_tokens, pack
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
+from memory_daemon.unified_search import unified_search
 
 NS = "shop"
 
@@ -36,7 +37,8 @@ def compiler(tmp_path_factory):
                                                     chosen="PASETO v4", options=("JWT_HS256", "PASETO v4"),
                                                     reasoning="No shared secrets.", session_id="s1"))
     decisions.record_outcome(NS, logged.id, True, 0.8, "fewer key rotations")
-    yield ContextCompiler(memories, graph, notes, decisions), old.id
+    search = unified_search(memories, database, lambda texts: None, RetrievalSettings(), graph)
+    yield ContextCompiler(memories, graph, search, notes, decisions), old.id
     database.close()
 
 

@@ -145,3 +145,20 @@ def test_cli_search_names_each_kind(daemon):
     text = cli("billing service database", "--kind", "all")
     assert f"{ids['pg17']}  billing_service database PostgreSQL 17" in text
     assert f"{ids['queue']}  decision: " in text
+
+
+def test_compile_context_finds_episodes_and_decisions_by_meaning_not_by_one_shared_word(daemon):
+    with daemon.client("ops") as client:
+        crash = client.record_episode(kind="bug_root_cause", title="The nightly export crashed because the disk filled up",
+                                      body="old archives were never rotated").episode.id
+        editor = client.log_decision(type="tooling", question="Which editor do we standardise on?",
+                                     options=["VS Code", "Vim"], chosen="VS Code",
+                                     reasoning="the team already uses it").decision.id
+        errors = client.log_decision(type="architecture", question="How do API errors look?",
+                                     options=["RFC 7807 problem+json", "ad hoc"], chosen="RFC 7807 problem+json",
+                                     reasoning="clients parse one format").decision.id
+        # No word in common with the episode, but the same event.
+        assert crash in client.compile_context(task="why did the overnight backup job fail?").markdown
+        # One word in common with the editor decision ("standardise"), nothing in meaning.
+        compiled = client.compile_context(task="standardise the error format of the API").markdown
+        assert errors in compiled and editor not in compiled
