@@ -123,8 +123,9 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     _add_client_options(preflight)
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
-    evaluate.add_argument("suite", choices=["activation", "intent", "retrieval"])
-    evaluate.add_argument("--data", help="directory of labelled JSONL sets (default: tests/data/activation)")
+    evaluate.add_argument("suite", choices=["activation", "intent", "retrieval", "kinds"])
+    evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file); "
+                                         "default under tests/data/")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
 
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
@@ -198,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             from memory_daemon.eval_retrieval import evaluate_retrieval
 
             return evaluate_retrieval(Path(args.data) if args.data else None, args.json)
+        if args.suite == "kinds":
+            from memory_daemon.eval_kinds import evaluate_kinds
+
+            return evaluate_kinds(Path(args.data) if args.data else None, args.json)
         return evaluate_activation(Path(args.data) if args.data else DEFAULT_DATA, args.json)
     if args.verb == "bench":
         from memory_daemon.bench import run_bench

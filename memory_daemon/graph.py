@@ -161,6 +161,7 @@ class GraphService:
         # Entities are never changed or deleted, so a name, once resolved, stays resolved; a name that resolved
         # to nothing stays unresolved until this service creates an entity with that key.
         self._entities_by_key: dict[tuple[str, str], EntityRow] = {}
+        self._keys_by_id: dict[str, str] = {}  # entity id -> key; a key never changes
         self._unknown_keys: set[tuple[str, str]] = set()
         self._edges = EdgeIndex(lambda namespace: repository.active_edges([namespace], utc_now()), self._db.writing)
 
@@ -390,8 +391,12 @@ class GraphService:
         others = {(e.object_id if e.subject_id == entity.id else e.subject_id): e.confidence for e in edges}
         if not others:
             return []
-        rows = self._repository.entities_by_id(namespaces, list(others))
-        return [(row.key, others[row.id]) for row in rows]
+        missing = [i for i in others if i not in self._keys_by_id]
+        if missing:
+            if len(self._keys_by_id) > MAX_UNKNOWN_KEYS:
+                self._keys_by_id = {}
+            self._keys_by_id.update((row.id, row.key) for row in self._repository.entities_by_id(namespaces, missing))
+        return [(self._keys_by_id[i], confidence) for i, confidence in others.items() if i in self._keys_by_id]
 
     def find_entity(self, namespace: str, reference: str) -> EntityRow:
         reference = checked_text(reference, "entity", MAX_NAME_CHARS)
@@ -425,6 +430,7 @@ class GraphService:
         nothing may resolve now, a name may now have an entity of its own namespace, and the edges must be reloaded."""
         self._unknown_keys = set()
         self._entities_by_key = {}
+        self._keys_by_id = {}
         for namespace in namespaces:
             self._edges.forget(namespace)
 

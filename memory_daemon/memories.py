@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import re
+import threading
 import uuid
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +41,7 @@ ANNOUNCED_UPDATE_SIMILARITY = 0.55  # cosine above which a memory announcing a c
 SECOND_UPDATE_MARGIN = 0.05
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase  # a second older memory this close to the best is updated too
 EMBED_BATCH = 32
+QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
 
 
 _NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -149,8 +151,10 @@ class MemoryService:
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
         self._lexical = LexicalIndex(self._load_namespace)
+        self._query_vectors: dict[str, object] = {}  # query text -> read-only embedding, oldest first
+        self._query_vectors_lock = threading.Lock()
         self._retriever = HybridRetriever(
-            self._rows, self._lexical, self._vectors, self._embed_query, retrieval,
+            self._rows, self._lexical, self._vectors, self.embed_query, retrieval,
             graph.neighbour_keys if graph is not None else None,
         )
 
@@ -168,11 +172,23 @@ class MemoryService:
         for row in rows:
             self._lexical.add(row.namespace, [indexed(row)])
 
-    def _embed_query(self, text: str):
+    def embed_query(self, text: str):
+        """The query's embedding (None without an encoder); the last few are kept, as one search may embed twice."""
         if self._activation is None:
             return None
-        vectors = self._activation.embed([text])
-        return None if vectors is None else vectors[0]
+        with self._query_vectors_lock:
+            vector = self._query_vectors.get(text)
+        if vector is None:
+            vectors = self._activation.embed([text])
+            if vectors is None:
+                return None
+            vector = vectors[0]
+            vector.setflags(write=False)
+            with self._query_vectors_lock:
+                self._query_vectors[text] = vector
+                while len(self._query_vectors) > QUERY_VECTORS_KEPT:
+                    self._query_vectors.pop(next(iter(self._query_vectors)))
+        return vector
 
     def save(self, namespace: str, new: NewMemory) -> SaveOutcome:
         """Validate, fill in what the caller left out, then store, or reinforce the memory it duplicates."""

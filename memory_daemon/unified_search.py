@@ -6,19 +6,17 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
 
 from memory_daemon.config import RetrievalSettings
 from memory_daemon.errors import InvalidArgument
-from memory_daemon.graph import fact_status
 from memory_daemon.item_index import ITEM_KINDS, Item, ItemIndex
 from memory_daemon.memories import MemoryService
-from memory_daemon.store.graph import EpisodeRow, FactRow
-from memory_daemon.store.items import ItemRepository
 from memory_daemon.retrieval import FEEDBACK_HITS, MAX_KEY_MEMORIES, SIGNALS, STALE_FACTOR, SearchQuery, decay, fuse
+from memory_daemon.store.items import ItemRepository
 from memory_daemon.timefmt import utc_now
 from preprocessing.terms import salient_keys
 
@@ -44,34 +42,23 @@ def checked_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
     return tuple(wanted) or ("memory",)
 
 
-def item_temporal_score(row, now: datetime, settings: RetrievalSettings) -> float:
+def item_temporal_score(item: Item, now: datetime, settings: RetrievalSettings) -> float:
     """The memory decay model applied to an item: a fact's confidence decays from when it was recorded, an episode
     from when it happened, a decision from its last access and is lifted by its access count."""
-    if isinstance(row, FactRow):
-        strength, since, uses = row.confidence, row.recorded_at, 0
-    elif isinstance(row, EpisodeRow):
-        strength, since, uses = 1.0, row.occurred_at, 0
-    else:
-        strength, since, uses = 1.0, row.last_accessed_at, row.access_count
-    age_days = (now - since).total_seconds() / 86400
-    return strength * decay(age_days, settings.half_life_days, settings.decay_model) * (
-        1.0 + settings.use_boost * math.log1p(uses))
-
-
-def _kind_of(row) -> str:
-    return "fact" if isinstance(row, FactRow) else "episode" if isinstance(row, EpisodeRow) else "decision"
+    age_days = (now - (item.decays_from or item.at)).total_seconds() / 86400
+    return item.strength * decay(age_days, settings.half_life_days, settings.decay_model) * (
+        1.0 + settings.use_boost * math.log1p(item.uses))
 
 
 class UnifiedSearch:
     """One ranked list over the kinds asked for, every hit with its per-signal scores."""
 
     def __init__(self, memories: MemoryService, items: ItemIndex, rows_of: Callable[[str, Sequence[str], Sequence[str]], list],
-                 embed: Callable[[list[str]], np.ndarray | None], settings: RetrievalSettings,
+                 settings: RetrievalSettings,
                  graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None) -> None:
         self._memories = memories
         self._items = items
         self._rows_of = rows_of  # (kind, namespaces, ids) -> fresh rows
-        self._embed = embed
         self._settings = settings
         self._graph_neighbours = graph_neighbours
 
@@ -83,41 +70,42 @@ class UnifiedSearch:
         item_kinds = tuple(k for k in kinds if k != "memory")
         if not item_kinds or query.tags:  # only memories carry tags
             return memory_hits
-        item_scores, rows = self._item_signals(query, item_kinds, tuple(episode_kinds))
-        return self._merged(memory_hits, item_scores, rows, query)
+        item_scores, items = self._item_signals(query, item_kinds, tuple(episode_kinds))
+        return self._merged(memory_hits, item_scores, items, query)
 
     # -- items ---------------------------------------------------------------
 
     def _item_signals(self, query: SearchQuery, kinds: Sequence[str],
-                      episode_kinds: Sequence[str]) -> tuple[dict[str, dict[str, float]], dict[str, object]]:
+                      episode_kinds: Sequence[str]) -> tuple[dict[str, dict[str, float]], dict[str, Item]]:
+        """Each signal's scores for the eligible items it finds; facts no longer (or not yet) true only with
+        include_history."""
         signals = query.signals or SIGNALS
-        self._items.refresh(query.namespaces)
-        items = {i: item for i, item in self._items.items(query.namespaces).items()
-                 if self._eligible(item, query, kinds) and (not episode_kinds or item.kind != "episode"
-                                                            or item.episode_kind in episode_kinds)}
+        self._items.refresh(query.namespaces, kinds)
+        now = utc_now()
+        items = {item.id: item for item in self._items.items(query.namespaces, kinds, None if query.include_history else now)
+                 if self._eligible(item, query)
+                 and (not episode_kinds or item.kind != "episode" or item.episode_kind in episode_kinds)}
+        if not items:
+            return {}, {}
         depth = max(self._settings.candidates, query.limit * 3)
         found: dict[str, dict[str, float]] = {}
         if "lexical" in signals:
             found["lexical"] = {i: s for i, s in self._items.lexical.search(query.namespaces, query.text, 4 * depth) if i in items}
         if "dense" in signals:
-            vectors = self._embed([query.text])
-            found["dense"] = {} if vectors is None else {
-                i: s for i, s in self._items.nearest(query.namespaces, vectors[0], 4 * depth,
-                                                     self._settings.min_dense_similarity).items() if i in items}
+            vector = self._memories.embed_query(query.text)
+            found["dense"] = {} if vector is None else self._items.nearest(
+                query.namespaces, vector, depth, self._settings.min_dense_similarity, items)
         if "graph" in signals:
             found["graph"] = self._graph(query, found, items)
         found = {s: dict(heapq.nlargest(depth, scores.items(), key=lambda x: x[1])) for s, scores in found.items()}
-        candidates = {i for scores in found.values() for i in scores}
-        rows = self._fresh_rows(query, candidates, items)
-        if "temporal" in signals and rows:
-            now = utc_now()
-            found["temporal"] = {i: item_temporal_score(r, now, self._settings) for i, r in rows.items()}
-        return {s: {i: v for i, v in scores.items() if i in rows} for s, scores in found.items()}, rows
+        if "temporal" in signals:
+            candidates = {i for scores in found.values() for i in scores}
+            found["temporal"] = {i: item_temporal_score(items[i], now, self._settings) for i in candidates}
+        return found, items
 
     @staticmethod
-    def _eligible(item: Item, query: SearchQuery, kinds: Sequence[str]) -> bool:
-        return (item.kind in kinds
-                and (not query.session_id or item.session_id == query.session_id)
+    def _eligible(item: Item, query: SearchQuery) -> bool:
+        return ((not query.session_id or item.session_id == query.session_id)
                 and (query.since is None or item.at >= query.since)
                 and (query.until is None or item.at < query.until)
                 and (not query.entity_keys or bool(set(query.entity_keys) & set(item.entity_keys))))
@@ -144,62 +132,71 @@ class UnifiedSearch:
                 scores[item_id] = scores.get(item_id, 0.0) + share
         return scores
 
-    def _fresh_rows(self, query: SearchQuery, candidates: set[str], items: dict[str, Item]) -> dict[str, object]:
-        """Candidates' rows as stored now; facts that are no longer true (superseded, ended, retracted, not yet
-        valid) only with include_history."""
+    def _rows(self, query: SearchQuery, items: Sequence[Item]) -> dict[str, object]:
+        """The returned items' rows as stored now (a fact's status, a decision's outcome and counters)."""
         rows: dict[str, object] = {}
-        now = utc_now()
         for kind in ITEM_KINDS:
-            ids = [i for i in candidates if items[i].kind == kind]
-            for row in self._rows_of(kind, query.namespaces, ids):
-                if kind != "fact" or query.include_history or fact_status(row, now) == "active":
-                    rows[row.id] = row
+            for row in self._rows_of(kind, query.namespaces, [i.id for i in items if i.kind == kind]):
+                rows[row.id] = row
         return rows
 
     # -- one ranking ---------------------------------------------------------
 
-    def _merged(self, memory_hits: list[SearchResult], item_scores: dict[str, dict[str, float]], rows: dict[str, object],
+    def _merged(self, memory_hits: list[SearchResult], item_scores: dict[str, dict[str, float]], items: dict[str, Item],
                 query: SearchQuery) -> list[SearchResult]:
-        """Both kinds' signal scores in one weighted RRF (BM25 as the share of the query's weight it matched);
-        memories keep the order their retriever gave them, items are placed among them by the fused score."""
-        pools = [({s: {h.row.id: v for h in memory_hits if (v := h.signal_scores.get(s)) is not None} for s in SIGNALS},
-                  self._memories.lexical_query_weight(query) if memory_hits else 0.0),
-                 (item_scores, self._items.lexical.query_weight(query.namespaces, query.text))]
-        union: dict[str, dict[str, float]] = {}
-        for pool, lexical_weight in pools:
-            for signal, scores in pool.items():
-                # BM25 depends on each index's statistics: compared as the share of the query's weight matched.
-                scale = (1.0 / lexical_weight if lexical_weight > 0 else 0.0) if signal == "lexical" else 1.0
-                union.setdefault(signal, {}).update({i: v * scale for i, v in scores.items()})
-        fused = fuse(union, self._settings.weights(), self._settings.rrf_k)
+        """Memories keep the order their retriever gave them and items the order of their own weighted RRF; the two
+        lists are interleaved by the signals whose scores mean the same in both: cosine, and BM25 as the share of the
+        query's weight matched. Graph and decay scores depend on each index's shape, so they order within a list only."""
         now = utc_now()
-        for item_id, row in rows.items():
-            if isinstance(row, FactRow) and fact_status(row, now) != "active" and item_id in fused:
-                fused[item_id] *= STALE_FACTOR
-        items = sorted((i for i in rows if i in fused), key=lambda i: -fused[i])
-        merged: list[SearchResult] = []
-        ceiling = math.inf
-        memories = []
-        for hit in memory_hits:  # never above the memory ranked before it
-            ceiling = min(ceiling, fused.get(hit.row.id, 0.0))
-            memories.append((ceiling, hit))
-        m = i = 0
-        while len(merged) < query.limit and (m < len(memories) or i < len(items)):
-            if i >= len(items) or (m < len(memories) and memories[m][0] >= fused[items[i]]):
-                score, hit = memories[m]
-                merged.append(SearchResult("memory", hit.row, score, hit.signal_scores))
-                m += 1
-            else:
-                item_id = items[i]
-                merged.append(SearchResult(_kind_of(rows[item_id]), rows[item_id], fused[item_id],
-                                           {s: round(v[item_id], 4) for s, v in item_scores.items() if item_id in v}))
-                i += 1
-        return merged
+        item_fused = fuse(item_scores, self._settings.weights(), self._settings.rrf_k)
+        for item_id in item_fused:
+            if not items[item_id].true_at(now):  # a fact asked for with include_history
+                item_fused[item_id] *= STALE_FACTOR
+        ranked_items = [SearchResult(items[i].kind, items[i], item_fused[i],
+                                     {s: round(v[i], 4) for s, v in item_scores.items() if i in v})
+                        for i in sorted(item_fused, key=lambda i: -item_fused[i])]
+        memory_weight = self._memories.lexical_query_weight(query) if memory_hits else 0.0
+        item_weight = self._items.lexical.query_weight(query.namespaces, query.text)
+        merged = _interleaved([(self._comparable(h.signal_scores, memory_weight), h) for h in memory_hits],
+                              [(self._comparable(h.signal_scores, item_weight), h) for h in ranked_items], query.limit)
+        rows = self._rows(query, [r.row for r in merged if r.kind != "memory"])
+        return [r if r.kind == "memory" else replace(r, row=rows[r.row.id])
+                for r in merged if r.kind == "memory" or r.row.id in rows]
+
+    def _comparable(self, scores: dict[str, float], lexical_weight: float) -> float:
+        """What a hit's signals say on a scale shared by every index: weighted cosine plus weighted share of the
+        query's BM25 weight matched (at most all of it)."""
+        share = min(scores.get("lexical", 0.0) / lexical_weight, 1.0) if lexical_weight > 0 else 0.0
+        return self._settings.dense_weight * scores.get("dense", 0.0) + self._settings.lexical_weight * share
+
+
+def _interleaved(first: list[tuple[float, SearchResult]], second: list[tuple[float, SearchResult]],
+                 limit: int) -> list[SearchResult]:
+    """Merge two ranked lists by a shared score without reordering either: each hit's score is capped by the score
+    of the hit ranked before it in its own list."""
+    def capped(hits: list[tuple[float, SearchResult]]) -> list[tuple[float, SearchResult]]:
+        ceiling, out = math.inf, []
+        for score, hit in hits:
+            ceiling = min(ceiling, score)
+            out.append((ceiling, hit))
+        return out
+
+    a, b = capped(first), capped(second)
+    merged: list[SearchResult] = []
+    i = j = 0
+    while len(merged) < limit and (i < len(a) or j < len(b)):
+        if j >= len(b) or (i < len(a) and a[i][0] >= b[j][0]):
+            merged.append(a[i][1])
+            i += 1
+        else:
+            merged.append(b[j][1])
+            j += 1
+    return merged
 
 
 def unified_search(memories: MemoryService, database, embed: Callable[[list[str]], np.ndarray | None],
                    settings: RetrievalSettings, graph=None) -> UnifiedSearch:
     """The daemon's search: memories plus an item index over the same store."""
     repository = ItemRepository(database)
-    return UnifiedSearch(memories, ItemIndex(repository, embed), repository.rows, embed, settings,
+    return UnifiedSearch(memories, ItemIndex(repository, embed), repository.rows, settings,
                          graph.neighbour_keys if graph is not None else None)

@@ -162,3 +162,28 @@ def test_compile_context_finds_episodes_and_decisions_by_meaning_not_by_one_shar
         # One word in common with the editor decision ("standardise"), nothing in meaning.
         compiled = client.compile_context(task="standardise the error format of the API").markdown
         assert errors in compiled and editor not in compiled
+
+
+def test_kinds_dataset_is_well_formed_and_spread_over_kinds():
+    from memory_daemon.eval_kinds import DEFAULT_DATA, SECTIONS, check_scenarios
+    from memory_daemon.eval_retrieval import read_jsonl
+
+    scenarios = read_jsonl(DEFAULT_DATA)
+    assert check_scenarios(scenarios) == []
+    answered = {SECTIONS[section] for s in scenarios for q in s["questions"] for section in SECTIONS
+                if any(i["id"] == q["answer"] for i in s.get(section, []))}
+    assert answered == set(SECTIONS.values())
+    broken = [{"id": "x", "memories": [{"id": "m1", "text": "t"}], "questions": [{"question": "q", "answer": "f9"}]}]
+    assert check_scenarios(broken) == ["x: question 'q' answers unknown 'f9'"]
+
+
+def test_interleaving_keeps_each_list_in_order():
+    from memory_daemon.unified_search import SearchResult, _interleaved
+
+    def hits(name: str, scores: list[float]) -> list[tuple[float, SearchResult]]:
+        return [(s, SearchResult(name, f"{name}{i}", s)) for i, s in enumerate(scores)]
+
+    merged = _interleaved(hits("m", [0.9, 0.2, 0.8]), hits("i", [0.85, 0.5]), 10)
+    # m2 scores 0.8 but ranks after m1 in its own list, so it is capped at 0.2 and comes after both items.
+    assert [h.row for h in merged] == ["m0", "i0", "i1", "m1", "m2"]
+    assert len(_interleaved(hits("m", [0.9, 0.2]), hits("i", [0.5]), 2)) == 2

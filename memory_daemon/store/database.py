@@ -28,6 +28,7 @@ class Database:
         # DuckDB aborts one of two transactions that update the same row at once ("Conflict on tuple
         # deletion"); writes are short, so one writer at a time costs little and never conflicts.
         self._write_lock = threading.Lock()
+        self._writes = 0
         self._migrate()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
@@ -44,11 +45,20 @@ class Database:
         """A cursor of its own, not this thread's, for work that spans several calls (a snapshot); the caller closes it."""
         return self._connection.cursor()
 
+    @property
+    def write_count(self) -> int:
+        """Grows after every write through writing() or transaction(): a cache that saw the same count saw every
+        committed write (the count moves after the commit)."""
+        return self._writes
+
     @contextmanager
     def writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """This thread's cursor, holding the single-writer lock for one autocommit statement."""
         with self._write_lock:
-            yield self.cursor()
+            try:
+                yield self.cursor()
+            finally:
+                self._writes += 1
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -65,6 +75,7 @@ class Database:
                 cursor.commit()
             finally:
                 self._local.in_transaction = False
+                self._writes += 1
 
     def in_transaction(self) -> bool:
         """Whether this thread is inside transaction(): what it reads there may still be rolled back."""

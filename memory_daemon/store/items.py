@@ -10,12 +10,13 @@ from memory_daemon.store.decisions import _COLUMNS as _DECISION, DecisionReposit
 from memory_daemon.store.graph import _EPISODE, _FACT, EpisodeRow, FactRow, GraphRepository, _episode, _fact
 
 # Facts and episodes are append-only, and a fact's one in-place change (retraction) moves max(retracted_at);
-# decisions only change their counters and outcome, which are read fresh with each hit.
+# a decision's access moves max(last_accessed_at) (its decay starts there); its outcome is read fresh with each hit.
 _SIGNATURE = (
     "SELECT (SELECT count(*) FROM facts WHERE namespace = $ns), "
     "(SELECT max(retracted_at) FROM facts WHERE namespace = $ns), "
     "(SELECT count(*) FROM episodes WHERE namespace = $ns), "
     "(SELECT count(*) FROM decisions WHERE namespace = $ns), "
+    "(SELECT max(last_accessed_at) FROM decisions WHERE namespace = $ns), "
     "(SELECT count(*) FROM entities WHERE namespace = $ns)"
 )
 
@@ -27,6 +28,9 @@ class ItemRepository:
         self._db = database
         self._graph = GraphRepository(database)
         self._decisions = DecisionRepository(database)
+
+    def write_count(self) -> int:
+        return self._db.write_count
 
     def signature(self, namespace: str) -> tuple:
         """Changes whenever a fact, episode, decision or entity of the namespace is added or a fact retracted."""
