@@ -324,7 +324,8 @@ def _print(args: argparse.Namespace, payload: dict, text: str) -> None:
 
 
 def _status_text(status: dict) -> str:
-    lines = [f"{key}: {value}" for key, value in status.items() if key != "proxies"]
+    lines = [f"{key}: {'; '.join(value) or 'none' if isinstance(value, list) else value}"
+             for key, value in status.items() if key != "proxies"]
     for proxy in status.get("proxies", []):
         lines.append(f"proxy {proxy['proxy_id']} (namespace {proxy['namespace']}), reported {proxy['reported_at']}:")
         for upstream in proxy["upstreams"]:

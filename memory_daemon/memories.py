@@ -300,6 +300,10 @@ class MemoryService:
             lambda index, embedding: self._neighbours(items[index].namespace)(embedding),
         )
 
+    def models_loaded(self) -> bool:
+        """Whether the model load has finished (a daemon without models has nothing to load)."""
+        return self._activation is None or self._activation.is_loaded()
+
     def model_statuses(self):
         if self._activation is None:
             return [], ()

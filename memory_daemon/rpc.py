@@ -195,7 +195,15 @@ class MemoryRpc:
             data_dir=str(self._database.path.parent), database_path=str(self._database.path),
             schema_version=SCHEMA_VERSION, memory_count=self._memories.count(),
             listen_address=self._listen_address, namespace=caller.namespace, proxies=self._proxies.live(),
+            **self._model_state(),
         )
+
+    def _model_state(self) -> dict:
+        """Without waiting for the load: status must answer while the models are still loading."""
+        if not self._memories.models_loaded():
+            return {"models": "loading"}
+        _statuses, degraded = self._memories.model_statuses()
+        return {"models": "degraded" if degraded else "ready", "degraded_models": degraded}
 
     def RecordObservation(self, request: pb.RecordObservationRequest, caller: Caller) -> pb.RecordObservationReply:
         if self._observations is None:

@@ -117,11 +117,17 @@ def test_health_waits_for_the_models_and_degraded_models_still_serve(workdir):
                 reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
                 assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
             with daemon.client() as client:
-                assert client.get_status().schema_version > 0, "the store is open while the models load"
+                loading = client.get_status()
+                assert loading.schema_version > 0, "the store is open while the models load"
+                assert loading.models == "loading" and not loading.degraded_models
             gate.touch()
             daemon.wait_serving()
             with daemon.client() as client:
                 models = {m.name: m for m in client.get_model_status().models}
+                status = client.get_status()
+        assert status.models == "degraded"
+        assert {d.split(":")[0] for d in status.degraded_models} == {
+            "sentence encoder (all-MiniLM-L6-v2 int8 ONNX)", "intent classifier (fine-tuned MiniLM int8 ONNX)"}
         assert not models["sentence encoder (all-MiniLM-L6-v2 int8 ONNX)"].ok
         assert models["spacy en_core_web_sm + technology ruler"].ok
 
@@ -138,6 +144,10 @@ def test_health_waits_for_the_models_and_degraded_models_still_serve(workdir):
 def test_doctor_checks_everything_and_prints_a_fix_for_each_failure(daemon):
     code, report = doctor("--daemon", daemon.address)
     assert code == 0 and report["healthy"], report
+    daemon.wait_serving()
+    with daemon.client() as client:
+        status = client.get_status()
+    assert status.models == "ready" and not status.degraded_models
     names = [c["check"] for c in report["checks"]]
     assert names[:5] == ["socket", "socket directory", "daemon", "version", "schema"]
     assert {"disk space", "data dir"} <= set(names) and sum(n.startswith("model: ") for n in names) == 3
