@@ -173,7 +173,7 @@ class UnifiedSearch:
 def _interleaved(first: list[tuple[float, SearchResult]], second: list[tuple[float, SearchResult]],
                  limit: int) -> list[SearchResult]:
     """Merge two ranked lists by a shared score without reordering either: each hit's score is capped by the score
-    of the hit ranked before it in its own list."""
+    of the hit ranked before it in its own list, and becomes the hit's score."""
     def capped(hits: list[tuple[float, SearchResult]]) -> list[tuple[float, SearchResult]]:
         ceiling, out = math.inf, []
         for score, hit in hits:
@@ -186,11 +186,12 @@ def _interleaved(first: list[tuple[float, SearchResult]], second: list[tuple[flo
     i = j = 0
     while len(merged) < limit and (i < len(a) or j < len(b)):
         if j >= len(b) or (i < len(a) and a[i][0] >= b[j][0]):
-            merged.append(a[i][1])
+            score, hit = a[i]
             i += 1
         else:
-            merged.append(b[j][1])
+            score, hit = b[j]
             j += 1
+        merged.append(replace(hit, score=score))  # the shared score: comparable down the whole list
     return merged
 
 
