@@ -99,6 +99,7 @@ class ItemIndex:
         self._embed = embed
         self._loaded: dict[str, _Loaded] = {}
         self._vectors: dict[str, np.ndarray] = {}
+        self._read_stored: set[str] = set()  # namespaces whose stored embeddings were read
         self._checked_at: dict[str, int] = {}  # namespace -> the store's write count when its signature last matched
         self._lock = threading.Lock()
         self.lexical = LexicalIndex(self._indexed)
@@ -129,22 +130,32 @@ class ItemIndex:
                     items = _items(self._repository, namespace)
                     reloaded = True
                 embedded_kinds = set(kinds) | (loaded.embedded_kinds if loaded is not None and not reloaded else set())
-                self._loaded[namespace] = _Loaded(signature, items, self._embedded(items, embedded_kinds), utc_now(),
+                self._loaded[namespace] = _Loaded(signature, items, self._embedded(namespace, items, embedded_kinds), utc_now(),
                                                   embedded_kinds)
                 if reloaded:  # after the swap: a search that rebuilds the BM25 index now reads the new items
                     self.lexical.forget(namespace)
                 self._checked_at[namespace] = writes
 
-    def _embedded(self, items: list[Item], kinds: set[str]) -> dict[str, np.ndarray]:
-        """Vectors of the newest MAX_EMBEDDED_ITEMS items of these kinds, embedding those not seen before."""
+    def _embedded(self, namespace: str, items: list[Item], kinds: set[str]) -> dict[str, np.ndarray]:
+        """Vectors of the newest MAX_EMBEDDED_ITEMS items of these kinds: from RAM, else from the store, else
+        embedded now and stored."""
         newest = sorted((i for i in items if i.kind in kinds), key=lambda i: i.at, reverse=True)[:MAX_EMBEDDED_ITEMS]
         missing = [i for i in newest if i.id not in self._vectors]
+        if missing and namespace not in self._read_stored:  # once: after that, what is missing is new
+            self._read_stored.add(namespace)
+            stored = self._repository.embeddings(namespace)
+            self._vectors.update((i.id, stored[i.id]) for i in missing if i.id in stored)
+            missing = [i for i in missing if i.id not in self._vectors]
+        fresh: dict[str, np.ndarray] = {}
         for start in range(0, len(missing), EMBED_BATCH):
             batch = missing[start: start + EMBED_BATCH]
             vectors = self._embed([i.text for i in batch])
             if vectors is None:
                 break  # no encoder: words and graph still find items
-            self._vectors.update(zip((i.id for i in batch), vectors))
+            fresh.update(zip((i.id for i in batch), vectors))
+        if fresh:
+            self._repository.save_embeddings(namespace, fresh)
+            self._vectors.update(fresh)
         return {i.id: self._vectors[i.id] for i in newest if i.id in self._vectors}
 
     def items(self, namespaces: Sequence[str], kinds: Sequence[str], now: datetime | None) -> list[Item]:

@@ -187,3 +187,39 @@ def test_interleaving_keeps_each_list_in_order():
     # m2 scores 0.8 but ranks after m1 in its own list, so it is capped at 0.2 and comes after both items.
     assert [h.row for h in merged] == ["m0", "i0", "i1", "m1", "m2"]
     assert len(_interleaved(hits("m", [0.9, 0.2]), hits("i", [0.5]), 2)) == 2
+
+
+def test_item_embeddings_are_kept_in_the_store_across_restarts(tmp_path):
+    import numpy as np
+
+    from memory_daemon.graph import EpisodeInput, FactInput, GraphService
+    from memory_daemon.item_index import ItemIndex
+    from memory_daemon.store import Database, GraphRepository
+    from memory_daemon.store.items import ItemRepository
+
+    embedded: list[str] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        embedded.extend(texts)
+        vectors = np.random.default_rng(len(embedded)).standard_normal((len(texts), 384)).astype(np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    database = Database(tmp_path / "store.duckdb")
+    graph = GraphService(GraphRepository(database))
+    graph.upsert_fact("ops", FactInput("billing_service", "database", "PostgreSQL 17", create_entities=True))
+    graph.record_episode("ops", EpisodeInput("incident", "checkout was down for ten minutes"))
+    first = ItemIndex(ItemRepository(database), embed)
+    first.refresh(["ops"])
+    assert len(embedded) == 2
+    before = first.nearest(["ops"], embed(["query"])[0], 10, -1.0, {i.id for i in first.items(["ops"], ("fact", "episode"), None)})
+    embedded.clear()
+
+    restarted = ItemIndex(ItemRepository(database), embed)  # a new daemon on the same store
+    restarted.refresh(["ops"])
+    assert embedded == []  # nothing embedded again
+    graph.upsert_fact("ops", FactInput("billing_service", "owner", "payments team"))
+    restarted.refresh(["ops"])
+    assert embedded == ["billing_service owner payments team"]  # only what is new
+    assert set(before) <= set(restarted.nearest(["ops"], embed(["query"])[0], 10, -1.0,
+                                                {i.id for i in restarted.items(["ops"], ("fact", "episode"), None)}))
+    database.close()

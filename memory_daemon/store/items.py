@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from memory_daemon.store.database import Database
 from memory_daemon.store.decisions import _COLUMNS as _DECISION, DecisionRepository, DecisionRow, _row as _decision
 from memory_daemon.store.graph import _EPISODE, _FACT, EpisodeRow, FactRow, GraphRepository, _episode, _fact
+
+EMBEDDINGS_PER_INSERT = 200  # rows per multi-row INSERT: DuckDB pays per statement
 
 # Facts and episodes are append-only, and a fact's one in-place change (retraction) moves max(retracted_at);
 # a decision's access moves max(last_accessed_at) (its decay starts there); its outcome is read fresh with each hit.
@@ -68,3 +72,19 @@ class ItemRepository:
         if kind == "episode":
             return self._graph.episodes_by_id(namespaces, ids)
         return self._decisions.by_id(namespaces, ids)
+
+    def embeddings(self, namespace: str) -> dict[str, np.ndarray]:
+        """The stored embeddings of the namespace's items (fetchnumpy: one float32 array per row)."""
+        columns = self._db.cursor().execute(
+            "SELECT id, embedding FROM item_embeddings WHERE namespace = ?", [namespace]).fetchnumpy()
+        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(columns["id"], columns["embedding"], strict=True)}
+
+    def save_embeddings(self, namespace: str, vectors: dict[str, np.ndarray]) -> None:
+        """Keep new embeddings; an id already stored (another search got there first) is left as it is."""
+        items = list(vectors.items())
+        with self._db.writing() as cursor:
+            for start in range(0, len(items), EMBEDDINGS_PER_INSERT):
+                chunk = items[start: start + EMBEDDINGS_PER_INSERT]
+                cursor.execute("INSERT OR IGNORE INTO item_embeddings (id, namespace, embedding) VALUES "
+                               + ", ".join(["(?, ?, ?)"] * len(chunk)),
+                               [value for i, v in chunk for value in (i, namespace, [float(x) for x in v])])

@@ -179,4 +179,20 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             """,
         ),
     ),
+    (
+        8,
+        (
+            # Embeddings of facts, episodes and decisions for search over every kind (memory_daemon/item_index.py),
+            # kept so a restarted daemon does not embed them again. Derived data: dumps leave this table out, and a
+            # missing row is embedded again on the next search.
+            """
+            CREATE TABLE item_embeddings (
+                id        VARCHAR PRIMARY KEY,     -- a fact, episode or decision id
+                namespace VARCHAR NOT NULL,
+                embedding FLOAT[384] NOT NULL
+            )
+            """,
+            "CREATE INDEX item_embeddings_namespace ON item_embeddings (namespace)",
+        ),
+    ),
 )
