@@ -26,7 +26,10 @@ from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.timefmt import parse_iso, utc_now
 from memory_daemon.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
-from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict, announces_change, shares_topic
+from preprocessing.dedup import (
+    UPDATE_MARGIN, DedupAction, DedupCandidate, DedupThresholds, DedupVerdict, announces_change, announces_return,
+    names_other_instance, shares_topic,
+)
 from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
 from preprocessing.entities import entity_key
 from preprocessing.terms import salient_keys
@@ -38,8 +41,11 @@ DEFAULT_SEARCH_LIMIT = 10
 IMPORT_BATCH = 500
 SESSION_LOOKBACK = 5  # recent memories of a session an implicit update may refer to
 ANNOUNCED_UPDATE_SIMILARITY = 0.55  # cosine above which a memory announcing a change updates an older one
-SECOND_UPDATE_MARGIN = 0.05
-IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase  # a second older memory this close to the best is updated too
+SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is updated too
+# The cosine from which a memory that says an earlier state is back updates the current version of a replaced memory
+# it restates: dedup's floor for a stated update of a shared subject.
+RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
+IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 32
 QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
 
@@ -574,9 +580,14 @@ class MemoryService:
         if vector is None or not announces_change(row.content):
             return []
         close: dict[str, float] = {}
-        for m, _t, s in self._vectors.nearest(row.namespace, vector, 5):
+        returning = announces_return(row.content)
+        for m, text, s in self._vectors.nearest(row.namespace, vector, 5):
             current = self._vectors.current_version(row.namespace, m)
-            if s >= ANNOUNCED_UPDATE_SIMILARITY and current != row.id and s > close.get(current, -1.0):
+            # A state said to be back ("we bought a car again") restates a replaced version, often in other words:
+            # a replaced version on its topic is enough from the lower cosine of a stated update.
+            restated = returning and current != m and s >= RETURN_SIMILARITY and shares_topic(row.content, text)
+            if (s >= ANNOUNCED_UPDATE_SIMILARITY or restated) and current != row.id and s > close.get(current, -1.0) \
+                    and not names_other_instance(row.content, text):  # "production has SSO" is not about staging
                 close[current] = s
         if not close:
             return []

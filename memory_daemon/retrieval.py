@@ -17,6 +17,10 @@ from memory_daemon.row_cache import RowCache
 from memory_daemon.store import MemoryRow
 from memory_daemon.timefmt import utc_now
 from memory_daemon.vectors import VectorIndex
+from preprocessing.dedup import (
+    UPDATE_MARGIN, DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, announces_return, contradicts,
+    shares_topic,
+)
 from preprocessing.terms import asks_about_the_past, salient_keys
 
 SIGNALS = ("lexical", "dense", "graph", "temporal")
@@ -25,6 +29,9 @@ FEEDBACK_HITS = 3
 MAX_KEY_MEMORIES = 100  # an entity more memories mention than this is a hub: it carries no activation
 STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for
 SAME_TOPIC_SIMILARITY = 0.65  # cosine between two hits above which they are versions of one statement
+# The lower cosine from which two hits are versions of one statement when more than the embedding says so (the newer
+# says an earlier state is back, or dedup reads it as an update of the older): dedup's floor for a stated update.
+STATED_UPDATE_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 MAX_SUCCESSION_STEPS = 16  # how far a chain of updates is followed to reach the current version
 
 
@@ -95,6 +102,15 @@ def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: floa
     return fused
 
 
+_DEDUP = DeduplicationChecker()
+
+
+def _updates(newer: MemoryRow, older: MemoryRow, similarity: float) -> bool:
+    """Dedup reads the newer memory as an update of the older one (same subject, another value)."""
+    return _DEDUP.compare(newer.content, DedupCandidate(older.id, older.content, similarity)).action \
+        == DedupAction.UPDATE_CANDIDATE
+
+
 class HybridRetriever:
     """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
 
@@ -154,19 +170,35 @@ class HybridRetriever:
         """Among the hits, versions of one statement ("clusters run Kubernetes 1.28" and, later, "all clusters are
         on 1.30") keep the places they earned, but the newest takes the best of them: an update that was never
         marked as one still answers before what it replaced. Only returned hits move, so what is found stays the
-        same; superseded memories are left where they are."""
+        same; superseded memories are left where they are.
+
+        Versions of one statement are hits at SAME_TOPIC_SIMILARITY that contradict each other (compatible facts
+        on one topic, "the office opens at 8:00" and "the office opens on Fridays too", keep their order), and, from
+        STATED_UPDATE_SIMILARITY:
+        - a newer hit that says an earlier state is back ("we are back to gofumpt", "fully remote again") and an
+          older current hit on its topic: a reversal often shares few words with what it reverses;
+        - an older hit and the current version of a superseded hit that repeats it, or that dedup reads as its
+          update: "billing runs on MySQL 5.7", said again just before "we'll move it to Postgres 16", or "my manager
+          is Peter Lang" before the chain "... is Mei Lin" -> "... is now Sofia Lindqvist", is outdated too."""
         head = [m for m in ranked if include_history or not rows[m].superseded_by]
         if len(head) < 2:
             return ranked
+        in_head = set(head)
+        # A superseded hit stands for the current version it leads to, when that version is a hit as well.
+        stand_ins = {} if include_history else {
+            m: current for m in ranked if rows[m].superseded_by
+            and (current := self._current_among(m, rows)) in in_head and rows[current].namespace == rows[m].namespace}
+        nodes = head + list(stand_ins)
         vectors: dict[str, np.ndarray] = {}
-        for namespace in {rows[m].namespace for m in head}:
-            vectors.update(self._vectors.vectors_of(namespace, [m for m in head if rows[m].namespace == namespace]))
-        head = [m for m in head if m in vectors]
-        if len(head) < 2:
+        for namespace in {rows[m].namespace for m in nodes}:
+            vectors.update(self._vectors.vectors_of(namespace, [m for m in nodes if rows[m].namespace == namespace]))
+        nodes = [m for m in nodes if m in vectors]
+        if sum(m in in_head for m in nodes) < 2:
             return ranked
-        matrix = np.stack([vectors[m] for m in head])
-        similar = matrix @ matrix.T >= SAME_TOPIC_SIMILARITY
-        group = list(range(len(head)))  # union-find over "same statement" pairs
+        matrix = np.stack([vectors[m] for m in nodes])
+        cosine = matrix @ matrix.T
+        position = {m: i for i, m in enumerate(nodes)}
+        group = list(range(len(nodes)))  # union-find over "same statement" pairs
 
         def root(i: int) -> int:
             while group[i] != i:
@@ -174,19 +206,57 @@ class HybridRetriever:
                 i = group[i]
             return i
 
-        for i in range(len(head)):
-            for j in range(i + 1, len(head)):
-                if similar[i, j] and rows[head[i]].namespace == rows[head[j]].namespace:
-                    group[root(j)] = root(i)
+        returns = {m: announces_return(rows[m].content) for m in head}
+        for i in range(len(nodes)):
+            for j in range(i + 1, len(nodes)):
+                first, second = nodes[i], nodes[j]
+                if rows[first].namespace != rows[second].namespace or cosine[i, j] < STATED_UPDATE_SIMILARITY:
+                    continue
+                if first in in_head and second in in_head:
+                    if root(i) == root(j):
+                        continue
+                    if cosine[i, j] >= SAME_TOPIC_SIMILARITY and contradicts(rows[first].content, rows[second].content) \
+                            or self._returns_to(rows[first], rows[second], returns) \
+                            or self._returns_to(rows[second], rows[first], returns):
+                        group[root(j)] = root(i)
+                elif (first in stand_ins) != (second in stand_ins):
+                    stale, other = (first, second) if first in stand_ins else (second, first)
+                    current = stand_ins[stale]
+                    if current not in position or other == current \
+                            or rows[other].created_at >= rows[current].created_at:
+                        continue
+                    repeats = cosine[i, j] >= SAME_TOPIC_SIMILARITY and not contradicts(
+                        rows[other].content, rows[stale].content)
+                    if repeats or _updates(rows[current], rows[other], float(cosine[position[current], position[other]])):
+                        group[root(position[other])] = root(position[current])
         members: dict[int, list[str]] = {}
-        for i, memory_id in enumerate(head):
-            members.setdefault(root(i), []).append(memory_id)
+        for i, memory_id in enumerate(nodes):
+            if memory_id in in_head:
+                members.setdefault(root(i), []).append(memory_id)
         placed = {}
         for ids in members.values():
             if len(ids) > 1:
                 newest_first = sorted(ids, key=lambda m: -rows[m].created_at.timestamp())
                 placed.update(zip(ids, newest_first))  # ids are in rank order: the best place goes to the newest
         return [placed.get(m, m) for m in ranked]
+
+    @staticmethod
+    def _returns_to(newer: MemoryRow, older: MemoryRow, returns: dict[str, bool]) -> bool:
+        """The newer memory says an earlier state is back, and the older, current one shares its topic."""
+        return returns[newer.id] and newer.created_at > older.created_at and not older.superseded_by \
+            and shares_topic(newer.content, older.content)
+
+    @staticmethod
+    def _current_among(memory_id: str, rows: dict[str, MemoryRow]) -> str:
+        """The end of the memory's chain of successors, as far as `rows` holds it."""
+        seen = {memory_id}
+        for _ in range(MAX_SUCCESSION_STEPS):
+            successor = rows[memory_id].superseded_by
+            if not successor or successor not in rows or successor in seen:
+                break
+            seen.add(successor)
+            memory_id = successor
+        return memory_id
 
     def _pass_relevance_to_successors(self, query: SearchQuery, found: dict[str, dict[str, float]],
                                       rows: dict[str, MemoryRow], signals: Sequence[str]) -> None:

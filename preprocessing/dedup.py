@@ -104,6 +104,9 @@ _CONTRAST_SETS = {
     "order": frozenset("ascending descending".split()),
 }
 _CONTRAST_WORDS = frozenset().union(*_CONTRAST_SETS.values())
+# Contrast sets whose members name another instance of a thing, not another value of it: "the staging API key" and
+# "the production API key" are two keys, so a message about one never updates a memory about the other.
+_INSTANCE_CONTRASTS = ("environment",)
 _CONTRAST_ALIASES = {"production": "prod", "development": "dev", "tabs": "tab", "spaces": "space",
                      "warning": "warn", "fortnightly": "biweekly", "annually": "yearly"}
 
@@ -143,6 +146,20 @@ _REVISING = re.compile(r"\b(?:again|back (?:to|into|on|in)|revers(?:e|ed|al)|mis
                        r"|cancel\w*|from next \w+|from (?:now|then) on|later|earlier|new policy|wrote back|checked)\b", re.I)
 
 
+# Words by which a statement says an earlier state came back ("we are back to gofumpt", "bought a car again",
+# "leadership reversed the policy"): it restates what an intermediate change replaced.
+_RETURNING = re.compile(r"\b(?:again|back (?:to|into|on|in)|revers(?:e|ed|es|al|ing)|revert(?:ed|ing|s)?|undo(?:ne)?|undid"
+                        r"|roll(?:ed|ing)? back|reinstat(?:e|ed|es|ing)|restor(?:e|ed|es|ing)|once more)\b", re.I)
+
+
+def announces_return(text: str) -> bool:
+    """The text says an earlier state is back ("again", "back to", "reversed", "reverted", "restored")."""
+    return bool(_RETURNING.search(text))
+
+
+_NAME_KINDS = ("value", "initial_name")
+
+
 def shares_topic(text: str, other: str) -> bool:
     """The two texts have a content word or a kind of value (a number, a weekday, a month, a name) in common: the
     least a message that does not name its subject ("pushed it to 10 June") needs to update an earlier one."""
@@ -151,13 +168,35 @@ def shares_topic(text: str, other: str) -> bool:
         return True
     if any(getattr(first, kind) and getattr(second, kind) for kind in ("numbers", "weekdays", "months")):
         return True
-    return any(w.kind == "value" for w in first.content) and any(w.kind == "value" for w in second.content)
+    return any(w.kind in _NAME_KINDS for w in first.content) and any(w.kind in _NAME_KINDS for w in second.content)
+
+
+def contradicts(text: str, other: str) -> bool:
+    """The two texts cannot both be true as stated: another number, day, month, contrasting word or name in the same
+    place, or the opposite polarity ("clusters run Kubernetes 1.28" / "all clusters are on 1.30")."""
+    old, new = _analyse(other), _analyse(text)
+    return bool(_conflicts(old, new, _align(old, new))[0])
+
+
+def names_other_instance(text: str, other: str) -> bool:
+    """The texts are about different instances of a thing: each names an environment, and not the same one."""
+    return _other_instance(_analyse(other), _analyse(text))
+
+
+def _other_instance(old: _Analysis, new: _Analysis) -> bool:
+    """Both texts name a member of an instance contrast set (an environment), and no member in common."""
+    for name in _INSTANCE_CONTRASTS:
+        before = {w for n, w in old.contrasts if n == name}
+        after = {w for n, w in new.contrasts if n == name}
+        if before and after and not before & after:
+            return True
+    return False
 
 
 def announces_change(text: str) -> bool:
     """The text says something changed, stopped, came back or was corrected ("moved it to", "no longer",
     "actually", "again", "I misread")."""
-    return bool(_ANY_MARKER.search(text) or _REVISING.search(text))
+    return bool(_ANY_MARKER.search(text) or _REVISING.search(text) or _RETURNING.search(text))
 
 # Polarity: a negator, a word with a negation inside it ("I dislike X" agrees with "I don't like X"
 # and contradicts "I like X"; "turned off" contradicts "enabled"), or ceasing ("I quit coffee").
@@ -293,7 +332,12 @@ def _analyse(text: str) -> _Analysis:
     lower = expanded.lower()
     markers = frozenset(name for name, pattern in _MARKERS.items() if pattern.search(lower))
     # Marker words are evidence of change, not content: "moved to Friday" compares as "Friday".
-    raw = _TOKEN.findall(_ANY_MARKER.sub(" ", expanded))
+    raw: list[str] = []
+    after_marker: set[int] = set()  # positions of words that came right after a marker ("Actually Jonas ...")
+    for piece_index, piece in enumerate(_ANY_MARKER.split(expanded)):
+        if piece_index:
+            after_marker.add(len(raw))
+        raw += _TOKEN.findall(piece)
     shouting = sum(c.isupper() for c in expanded) > 0.6 * max(1, sum(c.isalpha() for c in expanded))
 
     words: list[_Word] = []
@@ -306,7 +350,8 @@ def _analyse(text: str) -> _Analysis:
         if token in ".!?;:":
             initial = True
             continue
-        was_initial, initial = initial, False
+        # A word after a marker does not open its sentence: "Actually Jonas will do it" names Jonas.
+        was_initial, initial = initial and index not in after_marker, False
         following = raw[index + 1].lower() if index + 1 < len(raw) else ""
         previous = raw[index - 1].lower() if index > 0 else ""
         low = token.lower()
@@ -550,7 +595,7 @@ class DeduplicationChecker:
         marker_reason = f"change marker: {', '.join(new_markers)}" if new_markers else None
         swap = _slot_swap(comparison)
 
-        if similarity >= related - UPDATE_MARGIN:
+        if similarity >= related - UPDATE_MARGIN and not _other_instance(old, new):
             # A conflict on a shared frame: same subject and predicate, a different value. A message that
             # announces the change may add an explanation, so it only has to repeat the memory.
             same_fact = frame >= (FRAME_AGREEMENT if similarity >= related else FRAME_AGREEMENT_BELOW_RELATED) or (

@@ -1,0 +1,165 @@
+"""Update chains whose links the embedding alone misses: reversals, restated versions, missed links in a chain,
+pronoun updates that name people, and newer facts that only share a topic. Real daemon, real store, imports out of
+order."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from memory_daemon.launcher import DaemonProcess
+from preprocessing.dedup import (
+    DedupAction, DedupCandidate, DeduplicationChecker, announces_change, announces_return, contradicts,
+    names_other_instance, shares_topic,
+)
+
+
+@pytest.fixture(scope="module")
+def daemon():
+    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
+    running = DaemonProcess(root).start()
+    yield running
+    running.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def imported(daemon, namespace: str, memories: list[tuple]) -> dict:
+    """Import (id, text, timestamp[, session]) newest first; the stored memories by external id."""
+    records = [{"id": m[0], "text": m[1], "timestamp": m[2], **({"session": m[3]} if len(m) > 3 else {})}
+               for m in reversed(memories)]
+    with daemon.client(namespace) as client:
+        reply = client.import_records(records)
+        assert not reply.errors
+        return {m.external_id: m for m in client.export_memories(limit=100).memories}
+
+
+def ranked(daemon, namespace: str, query: str) -> list[str]:
+    with daemon.client(namespace) as client:
+        return [hit.memory.external_id for hit in client.search_memory(query=query).hits]
+
+
+# --- the text rules ---------------------------------------------------------------------------------------------
+
+def test_a_name_after_a_change_marker_is_a_name():
+    """"Actually Jonas will do it" names Jonas: the marker it follows does not make it the sentence's first word."""
+    assert shares_topic("Actually Jonas will do it from now on.", "I pick up Theo from football on Thursdays.")
+    # A capitalised first word followed by a verb ("Mia has ...") is a name too.
+    assert shares_topic("Actually Sarah's mum will drive her there from now on.", "Mia has ballet on Tuesdays.")
+    assert not shares_topic("The dog ate a sock again.", "Theo is allergic to tree nuts.")
+
+
+def test_a_reverted_state_is_a_change():
+    assert announces_change("Management reverted the Friday opening.")
+    assert announces_return("Management reverted the Friday opening.")
+    assert announces_return("We adopted a cat again.") and announces_return("Documents are back in Google Drive.")
+    assert not announces_return("We adopted a cat from the shelter.")
+
+
+def test_contradicts_needs_a_conflict_not_just_a_topic():
+    assert contradicts("All clusters are on Kubernetes 1.30.", "The clusters run Kubernetes 1.28.")
+    assert contradicts("Standup is at 10:15.", "Standup is at 9:30.")
+    assert not contradicts("The gym opens at 6:00 on weekdays.", "The gym is open on Sundays.")
+
+
+# --- links made on import ---------------------------------------------------------------------------------------
+
+def test_a_return_to_a_replaced_state_updates_what_replaced_it(daemon):
+    """"We adopted a cat again" is closer to the replaced "we have a cat" than to "we are pet-free now", and close to
+    neither by MiniLM's measure: what it changes is the current version of the state it restores."""
+    stored = imported(daemon, "pets", [
+        ("cat", "We have a cat, a tabby called Mochi.", "2021-03-01T10:00:00Z"),
+        ("none", "Mochi moved in with my sister, we are pet-free now.", "2022-08-01T10:00:00Z"),
+        ("again", "We adopted a cat again, a black kitten from the shelter named Pepper.", "2024-02-01T10:00:00Z"),
+        ("dog", "My sister also has a dog.", "2024-03-01T10:00:00Z"),
+    ])
+    assert stored["cat"].superseded_by == stored["none"].id
+    assert stored["none"].superseded_by == stored["again"].id
+    assert not stored["again"].superseded_by and not stored["dog"].superseded_by
+    assert ranked(daemon, "pets", "Do we have a cat?")[0] == "again"
+
+
+def test_a_pronoun_update_that_names_people_updates_the_session_memory(daemon):
+    stored = imported(daemon, "kids", [
+        ("ballet", "Mia has ballet on Tuesdays at 16:00.", "2024-09-01T18:00:00Z", "evening"),
+        ("driver", "Actually Sarah's mum will drive her there from now on.", "2024-09-01T18:02:00Z", "evening"),
+        ("swim", "Mia has swimming on Fridays.", "2024-09-03T18:00:00Z"),
+    ])
+    assert stored["ballet"].superseded_by == stored["driver"].id
+    assert not stored["swim"].superseded_by
+    assert ranked(daemon, "kids", "Who takes Mia to ballet?")[0] == "driver"
+
+
+# --- ranking when a link is missing -----------------------------------------------------------------------------
+
+def test_a_reversal_answers_before_the_states_it_reverses_even_unlinked(daemon):
+    """Nothing links these (the rule and its reversal share few words with what they change), yet the reversal,
+    which says an earlier state is back, answers first."""
+    stored = imported(daemon, "office", [
+        ("remote", "The whole team works fully remote.", "2023-01-01T10:00:00Z"),
+        ("rule", "New rule: everyone comes to the office on Mondays and Wednesdays.", "2023-06-01T10:00:00Z"),
+        ("reversed", "The office rule was reversed; we are all remote again.", "2024-01-01T10:00:00Z"),
+        ("coffee", "The office kitchen got a new coffee machine.", "2024-01-05T10:00:00Z"),
+    ])
+    assert not stored["rule"].superseded_by  # the missed link this test is about
+    hits = ranked(daemon, "office", "Do we have to come to the office?")
+    assert hits[0] == "reversed" and hits.index("rule") > 0
+
+
+def test_a_version_repeated_before_its_update_is_outdated_too(daemon):
+    """The reminder restates the old memory and the pronoun update supersedes the reminder only; the old memory,
+    which the question matches best, must not answer before the update."""
+    stored = imported(daemon, "search", [
+        ("old", "The search cluster runs Elasticsearch 7.10.", "2024-01-10T10:00:00Z"),
+        ("reminder", "Quick reminder: search still runs on Elasticsearch 7.10.", "2024-06-03T14:00:00Z", "review"),
+        ("move", "The review agreed we'll migrate it to OpenSearch 2.13, infra owns it.", "2024-06-03T14:02:00Z",
+         "review"),
+        ("logs", "The logging stack stays on Elasticsearch 8.", "2024-06-10T10:00:00Z"),
+    ])
+    assert stored["reminder"].superseded_by == stored["move"].id and not stored["old"].superseded_by
+    hits = ranked(daemon, "search", "Which engine does the search cluster run?")
+    assert hits[0] == "move" and hits.index("old") > 0
+
+
+def test_a_chain_with_a_missed_link_still_answers_with_its_end(daemon):
+    """"Ben is the on-call lead" was never linked to "the on-call lead is Marta" (no change marker); the update that
+    superseded Ben's also changes Marta's, as dedup reads it."""
+    stored = imported(daemon, "oncall", [
+        ("marta", "The on-call lead is Marta.", "2022-01-01T10:00:00Z"),
+        ("ben", "After the rotation change, Ben is the on-call lead.", "2023-01-01T10:00:00Z"),
+        ("chen", "The on-call lead is now Chen; Ben moved to the platform team.", "2024-01-01T10:00:00Z"),
+        ("deputy", "Chen's deputy on call is Priya.", "2024-01-05T10:00:00Z"),
+    ])
+    assert stored["ben"].superseded_by == stored["chen"].id and not stored["marta"].superseded_by
+    hits = ranked(daemon, "oncall", "Who is the on-call lead?")
+    assert hits[0] == "chen" and hits.index("marta") > 0
+
+
+def test_a_newer_fact_on_the_same_topic_that_contradicts_nothing_keeps_its_place(daemon):
+    imported(daemon, "gym", [
+        ("sundays", "The gym is open on Sundays.", "2023-01-01T10:00:00Z"),
+        ("hours", "The gym opens at 6:00 on weekdays.", "2024-01-01T10:00:00Z"),
+    ])
+    assert ranked(daemon, "gym", "Is the gym open on Sundays?")[0] == "sundays"
+
+
+def test_another_environment_is_another_thing_not_a_new_value():
+    assert names_other_instance("Production has SSO enabled with Okta.", "SSO on staging is disabled for now.")
+    assert not names_other_instance("SSO on staging is disabled for now.", "The staging environment has SSO enabled.")
+    verdict = DeduplicationChecker().compare("The production API key is stored in 1Password.", DedupCandidate(
+        "m", "The staging API key is stored in 1Password.", 0.83))
+    assert verdict.action != DedupAction.UPDATE_CANDIDATE
+
+
+def test_a_statement_about_production_does_not_supersede_one_about_staging(daemon):
+    """"Enabled" reads as a change, and the two are close; but production's SSO is not staging's."""
+    stored = imported(daemon, "sso", [
+        ("on", "The staging environment has SSO enabled.", "2024-01-01T10:00:00Z"),
+        ("off", "SSO on staging is disabled until the IdP migration is done.", "2024-03-01T10:00:00Z"),
+        ("prod", "Production has SSO enabled with Okta.", "2024-03-02T10:00:00Z"),
+    ])
+    assert stored["on"].superseded_by == stored["off"].id
+    assert not stored["off"].superseded_by
+    assert ranked(daemon, "sso", "Is SSO enabled on staging?")[0] == "off"
