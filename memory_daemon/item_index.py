@@ -143,8 +143,7 @@ class ItemIndex:
         missing = [i for i in newest if i.id not in self._vectors]
         if missing and namespace not in self._read_stored:  # once: after that, what is missing is new
             self._read_stored.add(namespace)
-            stored = self._repository.embeddings(namespace)
-            self._vectors.update((i.id, stored[i.id]) for i in missing if i.id in stored)
+            self._vectors.update(self._repository.embeddings(namespace))  # every kind's, as later searches may want them
             missing = [i for i in missing if i.id not in self._vectors]
         fresh: dict[str, np.ndarray] = {}
         for start in range(0, len(missing), EMBED_BATCH):
