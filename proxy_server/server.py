@@ -41,6 +41,27 @@ def tool_error(message: str, retriable: bool) -> types.CallToolResult:
     )
 
 
+def forwarded_meta(ctx) -> dict | None:
+    """The host's _meta for an upstream call, without its progress token (the proxy's session sets its own)."""
+    meta = {k: v for k, v in (ctx.meta or {}).items() if k not in ("progress_token", "progressToken")}
+    return meta or None
+
+
+def progress_relay(ctx):
+    """When the host asked for progress on a call (a progressToken in its _meta), a callback that passes the
+    upstream's progress notifications on to the host under the host's token; None otherwise."""
+    meta = ctx.meta or {}
+    token = meta.get("progress_token", meta.get("progressToken")) if isinstance(meta, dict) else None
+    if token is None:
+        return None
+
+    async def relay(progress: float, total: float | None, message: str | None) -> None:
+        await ctx.session.send_progress_notification(token, progress, total, message,
+                                                     related_request_id=ctx.request_id)
+
+    return relay
+
+
 class ProxyFront:
     """The MCP server of one proxy: cortexd's own catalog, fetched from the daemon, merged with the namespaced tools,
     resources and prompts of the upstream MCP servers in config.toml."""
@@ -123,7 +144,7 @@ class ProxyFront:
     async def call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         routed = self.upstreams.route(params.name) if self.upstreams else None
         if routed is not None:
-            return await self._call_upstream(*routed, params.arguments)
+            return await self._call_upstream(*routed, params.arguments, progress_relay(ctx), forwarded_meta(ctx))
         request = pb.CallToolRequest(name=params.name, arguments_json=json.dumps(params.arguments or {}))
         try:
             reply = await self.link.bridge_call("CallTool", request)
@@ -134,11 +155,12 @@ class ProxyFront:
             structured_content=json.loads(reply.result_json),
         )
 
-    async def _call_upstream(self, upstream: Upstream, tool: str, arguments: dict | None) -> types.CallToolResult:
+    async def _call_upstream(self, upstream: Upstream, tool: str, arguments: dict | None,
+                             on_progress=None, meta: dict | None = None) -> types.CallToolResult:
         from proxy_server.upstreams import UpstreamCallError
 
         try:
-            result = await upstream.call_tool(tool, arguments)
+            result = await upstream.call_tool(tool, arguments, on_progress, meta)
         except UpstreamCallError as error:
             return tool_error(str(error), error.retriable)
         if upstream.config.capture:

@@ -261,7 +261,8 @@ class Upstream:
                 retriable=True)
         return self._session
 
-    async def call_tool(self, tool: str, arguments: dict | None) -> types.CallToolResult:
+    async def call_tool(self, tool: str, arguments: dict | None, on_progress=None,
+                        meta: dict | None = None) -> types.CallToolResult:
         """The upstream's result as it sent it. A JSON-RPC error from the upstream passes through as MCPError;
         a crash, a hang past the timeout or a garbled answer becomes UpstreamCallError."""
         if not self.config.offers(tool):
@@ -270,7 +271,8 @@ class Upstream:
         session = await self._ready_session()
         self.calls += 1
         try:
-            return await session.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout)
+            return await session.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout,
+                                           progress_callback=on_progress, meta=meta)
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED:
                 self._call_failed()

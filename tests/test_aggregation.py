@@ -260,6 +260,25 @@ async def test_upstream_tools_resources_and_prompts_are_namespaced_and_pass_thro
         saved = payload(await host.call_tool("save_memory", {"content": "The proxy fronts the notes tracker"}))
         assert saved["memory"]["namespace"] == "agg-pass"
 
+        # Progress the upstream reports reaches the host that asked for it, under the host's own token.
+        relayed: list[tuple] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            relayed.append((progress, total, message))
+
+        counted = await host.call_tool("notes__count_to", {"n": 3}, progress_callback=on_progress)
+        assert not counted.is_error and text_of(counted) == "counted to 3"
+
+        async def all_three() -> bool:
+            return len(relayed) == 3
+
+        await eventually(all_three, "three progress notifications")
+        assert relayed == [(1, 3, "step 1 of 3"), (2, 3, "step 2 of 3"), (3, 3, "step 3 of 3")]
+        assert text_of(await host.call_tool("notes__count_to", {"n": 2})) == "counted to 2"  # no token, no relay
+        # The host's other _meta keys reach the upstream.
+        traced = await host.call_tool("notes__request_meta", {}, meta={"trace_id": "t-42"})
+        assert payload(traced) == {"trace_id": "t-42"}
+
 
 async def test_a_hung_upstream_call_times_out_without_blocking_other_calls(shared_daemon, http_upstream, tmp_path):
     config = write_config(tmp_path, http_upstream, notes_timeout=8)

@@ -6,7 +6,7 @@ import os
 import sys
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("notes")
@@ -44,6 +44,20 @@ async def hang() -> str:
     """Never answers."""
     await anyio.sleep_forever()
     return "unreachable"
+
+
+@server.tool()
+async def count_to(n: int, ctx: Context) -> str:
+    """Counts to n, reporting progress at each step."""
+    for i in range(1, n + 1):
+        await ctx.report_progress(i, n, f"step {i} of {n}")
+    return f"counted to {n}"
+
+
+@server.tool()
+def request_meta(ctx: Context) -> dict:
+    """The _meta this call arrived with, progress token left out."""
+    return {k: v for k, v in (ctx.request_context.meta or {}).items() if k != "progress_token"}
 
 
 @server.tool()
