@@ -87,6 +87,7 @@ class ProxyFront:
             SERVER_NAME, version=version, instructions=INSTRUCTIONS,
             on_list_tools=self.list_tools, on_call_tool=self.call_tool,
             on_list_resources=self.list_resources, on_read_resource=self.read_resource,
+            on_list_resource_templates=self.list_resource_templates,
             on_list_prompts=self.list_prompts, on_get_prompt=self.get_prompt,
         )
 
@@ -188,6 +189,11 @@ class ProxyFront:
                for r in (reply.resources if reply else ())]
         upstream_resources = self.upstreams.resources({str(r.uri) for r in own}) if self.upstreams else []
         return types.ListResourcesResult(resources=own + upstream_resources)
+
+    async def list_resource_templates(self, ctx, params) -> types.ListResourceTemplatesResult:
+        """cortexd has no templates of its own; the upstreams' are merged."""
+        return types.ListResourceTemplatesResult(
+            resource_templates=self.upstreams.resource_templates() if self.upstreams else [])
 
     async def read_resource(self, ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)

@@ -97,6 +97,7 @@ class Upstream:
         self.tools: list[types.Tool] = []  # offered ones, under the upstream's own names; kept while disconnected
         self.resources: list[types.Resource] = []
         self.prompts: list[types.Prompt] = []
+        self.templates: list[types.ResourceTemplate] = []
         self.calls = 0
         self.failed_calls = 0
         self.observations_dropped = 0
@@ -173,13 +174,17 @@ class Upstream:
         prompts: list[types.Prompt] = []
         if capabilities.tools is not None:
             tools = [t for t in await _all_pages(session.list_tools, "tools") if self.config.offers(t.name)]
+        templates: list[types.ResourceTemplate] = []
         if capabilities.resources is not None:
             resources = await _all_pages(session.list_resources, "resources")
+            templates = await _all_pages(session.list_resource_templates, "resource_templates")
         if capabilities.prompts is not None:
             prompts = await _all_pages(session.list_prompts, "prompts")
-        changed = ([t.name for t in tools], [r.uri for r in resources], [p.name for p in prompts]) != (
-            [t.name for t in self.tools], [r.uri for r in self.resources], [p.name for p in self.prompts])
-        self.tools, self.resources, self.prompts = tools, resources, prompts
+        changed = ([t.name for t in tools], [r.uri for r in resources], [p.name for p in prompts],
+                   [t.uri_template for t in templates]) != (
+            [t.name for t in self.tools], [r.uri for r in self.resources], [p.name for p in self.prompts],
+            [t.uri_template for t in self.templates])
+        self.tools, self.resources, self.prompts, self.templates = tools, resources, prompts, templates
         if changed:
             self._on_change(True)
 
@@ -319,6 +324,21 @@ class Upstream:
         )
 
 
+def template_matches(uri_template: str, uri: str) -> bool:
+    """Whether the URI is an expansion of the RFC 6570 template: `{name}` stands for one path segment, `{+name}`
+    and `{#name}` for anything; other operators are treated like `{name}`."""
+    pattern, position = "", 0
+    for match in _TEMPLATE_EXPRESSION.finditer(uri_template):
+        pattern += re.escape(uri_template[position:match.start()])
+        pattern += ".*" if match.group(1) in ("+", "#") else "[^/?#]*"
+        position = match.end()
+    pattern += re.escape(uri_template[position:])
+    return re.fullmatch(pattern, uri) is not None
+
+
+_TEMPLATE_EXPRESSION = re.compile(r"\{([+#./;?&]?)[^}]*\}")
+
+
 async def _all_pages(list_page, attribute: str) -> list:
     items: list = []
     cursor = None
@@ -388,9 +408,17 @@ class Upstreams:
                     offered.append(resource.model_copy(update={"name": upstream.config.prefix + resource.name}))
         return offered
 
+    def resource_templates(self) -> list[types.ResourceTemplate]:
+        """Upstream resource templates, with namespaced names; their URI templates are kept (they are addresses)."""
+        return [t.model_copy(update={"name": u.config.prefix + t.name}) for u in self.by_name.values() for t in u.templates]
+
     def resource_owner(self, uri: str) -> Upstream | None:
+        """The upstream that lists this URI, or else the first whose resource template matches it."""
         for upstream in self.by_name.values():
             if any(str(r.uri) == uri for r in upstream.resources):
+                return upstream
+        for upstream in self.by_name.values():
+            if any(template_matches(t.uri_template, uri) for t in upstream.templates):
                 return upstream
         return None
 

@@ -252,6 +252,10 @@ async def test_upstream_tools_resources_and_prompts_are_namespaced_and_pass_thro
         assert resources["notes://readme"].name == "notes__readme" and "cortex://status" in resources
         assert (await host.read_resource("notes://readme")).model_dump() == \
             (await notes.read_resource("notes://readme")).model_dump()
+        templates = {t.uri_template: t for t in (await host.list_resource_templates()).resource_templates}
+        assert templates["notes://issues/{number}"].name == "notes__issue"
+        assert (await host.read_resource("notes://issues/7")).model_dump() == \
+            (await notes.read_resource("notes://issues/7")).model_dump()
         prompts = {p.name for p in (await host.list_prompts()).prompts}
         assert {"notes__triage", "memory-guidelines"} <= prompts
         assert (await host.get_prompt("notes__triage", {"issue": "login fails"})).model_dump() == \
@@ -330,13 +334,13 @@ async def test_health_shows_in_cortexd_status_and_a_garbage_upstream_harms_nothi
             return None
 
         upstreams = await eventually(reported, "the proxy never reported its upstreams to the daemon")
-        assert upstreams["notes"]["state"] == "connected" and upstreams["notes"]["tool_count"] == 6
+        assert upstreams["notes"]["state"] == "connected" and upstreams["notes"]["tool_count"] == 8
         assert upstreams["notes"]["capture"] is True and upstreams["notes"]["transport"] == "stdio"
         assert upstreams["docs"]["state"] == "connected" and upstreams["docs"]["tool_count"] == 1
         assert upstreams["junk"]["state"] in ("reconnecting", "failed") and upstreams["junk"]["tool_count"] == 0
         text = subprocess.run(CORTEXD + ["status", "--daemon", shared_daemon.address], capture_output=True,
                               text=True, timeout=60).stdout
-        assert "  notes (stdio): connected since" in text and "6 tools" in text and "capture on" in text
+        assert "  notes (stdio): connected since" in text and "8 tools" in text and "capture on" in text
         assert "  junk (stdio): " in text and "last error: " in text
 
 
@@ -435,3 +439,14 @@ async def test_upstream_tools_keep_working_while_the_daemon_is_down(daemon, http
         assert payload(await host.call_tool("docs__lookup", {"term": "offline"}))["term"] == "offline"
         down = await host.call_tool("search_memory", {"query": "anything"})
         assert down.is_error and "not running" in text_of(down)
+
+
+def test_uri_templates_match_their_expansions_only():
+    from proxy_server.upstreams import template_matches
+
+    assert template_matches("notes://issues/{number}", "notes://issues/12")
+    assert not template_matches("notes://issues/{number}", "notes://issues/12/comments")
+    assert template_matches("file:///{+path}", "file:///src/app.py")
+    assert template_matches("repo://{owner}/{name}/readme", "repo://acme/shop/readme")
+    assert not template_matches("repo://{owner}/{name}/readme", "repo://acme/readme")
+    assert not template_matches("a.b://{x}", "aXb://y")  # literal parts are literal

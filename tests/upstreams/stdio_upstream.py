@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -76,6 +77,12 @@ def delete_everything() -> str:
 def readme() -> str:
     """The tracker's readme."""
     return "Issues are triaged on Mondays."
+
+
+@server.resource("notes://issues/{number}", name="issue", mime_type="application/json")
+def issue(number: str) -> str:
+    """One issue of the tracker, by number."""
+    return json.dumps({"number": int(number), "title": f"issue {number}"})
 
 
 @server.prompt()
