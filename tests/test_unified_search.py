@@ -224,3 +224,57 @@ def test_item_embeddings_are_kept_in_the_store_across_restarts(tmp_path):
     assert set(before) <= set(restarted.nearest(["ops"], embed(["query"])[0], 10, -1.0,
                                                 {i.id for i in restarted.items(["ops"], ("fact", "episode"), None)}))
     database.close()
+
+
+@pytest.fixture(scope="module")
+def seeded_daemon():
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from memory_daemon.launcher import DaemonProcess
+
+    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
+    running = DaemonProcess(root).start()
+    with running.client("shop") as client:
+        ids = _seed(client)
+    yield running, ids
+    running.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+KIND_CHOICES = ["memory", "fact", "episode", "decision"]
+
+
+def test_every_hit_honours_the_kinds_and_filters_asked_for(seeded_daemon):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    daemon, _ids = seeded_daemon
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(kinds=st.lists(st.sampled_from(KIND_CHOICES), max_size=4),
+           query=st.sampled_from(["billing service", "which database", "queue", "invoices twice", "editor", "zzz"]),
+           session=st.sampled_from(["", "s1", "s2"]), history=st.booleans(), limit=st.integers(1, 12),
+           entity=st.sampled_from(["", "billing_service", "checkout_web"]))
+    def check(kinds, query, session, history, limit, entity):
+        with daemon.client("shop") as client:
+            hits = as_dict(client.search_memory(query=query, kinds=kinds, session_id=session, include_history=history,
+                                                limit=limit, entity=entity))["hits"]
+        allowed = set(kinds) or {"memory"}
+        assert len(hits) <= limit
+        if allowed != {"memory"}:  # with other kinds, every hit is scored on one scale, down the list
+            scores = [h["score"] for h in hits]
+            assert scores == sorted(scores, reverse=True)
+        for hit in hits:
+            assert hit["kind"] in allowed and hit[hit["kind"]]["id"]
+            row = hit[hit["kind"]]
+            if hit["kind"] == "fact" and not history:
+                assert row["status"] == "active"
+            if session and hit["kind"] in ("memory", "decision"):
+                assert row["session_id"] == session
+            assert not (session and hit["kind"] in ("fact", "episode"))
+            if entity and hit["kind"] == "fact":
+                assert entity in (row["subject"], row["object"])
+
+    check()
