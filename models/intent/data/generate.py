@@ -22,7 +22,10 @@ LABELS = ("SAVE_PREFERENCE", "SAVE_DECISION", "SAVE_FACT", "RECALL_INFO", "UPDAT
 SPLITS = ("train", "val", "test")
 SPLIT_SHARE = {"train": 0.8, "val": 0.1, "test": 0.1}
 
-TARGET_PER_LABEL = 950  # hand-written + template examples per label
+TARGET_PER_LABEL = 1090  # hand-written + template examples per label
+# Groups of rounds written after test was first measured are pinned to train and do not count against the
+# per-label budget, so adding them leaves every template family (and with it val and test) exactly as it was.
+BUDGET_EXEMPT_GROUP_PREFIXES = ("r7-",)
 FAMILY_CAP = 60  # no template family may contribute more than this
 HW_AUG_RATE = 0.35  # share of hand-written messages that also get one augmented copy
 TPL_AUG_RATE = 0.45  # share of template messages that get form variation
@@ -1195,7 +1198,8 @@ def build_examples() -> tuple[list[Example], dict]:
                 seen.add(key)
                 examples.append(Example(text, ex.label, ex.family, "handwritten-aug"))
 
-    hw_per_label = Counter(e.label for e in examples)
+    hw_per_label = Counter(e.label for e in examples
+                           if not e.family.removeprefix("hw-").startswith(BUDGET_EXEMPT_GROUP_PREFIXES))
     pools = {fam.id: family_pool(fam, random.Random(f"{SEED}-{fam.id}"), seen) for fam in FAMILIES}
     # Water-fill each label's template budget across its families so small families give all they have.
     for label in LABELS:
@@ -1277,7 +1281,7 @@ def assign_splits(examples: list[Example], steps: int = 20000) -> dict[str, str]
         assignment[fam] = to
 
     best = cost()
-    for _ in range(steps):
+    for _ in range(steps if fams else 0):  # every family pinned: nothing to place
         a = rng.choice(fams)
         if rng.random() < 0.5:  # move one family
             old_split = assignment[a]
@@ -1415,7 +1419,7 @@ asserts that no normalised text appears in two splits).
 1. **Hand-written messages** (`handwritten.jsonl`, fields `text`, `label`, `group`): written one by one across
    coding-agent, work and personal-life contexts, with deliberately mixed register, length and form (typos,
    lowercase, fragments, non-native phrasing, emoji, code in backticks, several sentences). Groups collect 4–10
-   related messages (same topic or the same contrast, e.g. a recall question next to the update it might be
+   (fifth round: 8–20) related messages (same topic or the same contrast, e.g. a recall question next to the update it might be
    confused with), so near-paraphrases never straddle splits. A group may mix labels. The second round (groups
    after `fact-emoji-misc` in the file) added explicit memory cues for every label ("remember that …", "keep in
    mind …", "note: …", and the QUESTION counterpart "remember to …"), the preference/fact boundary (habits and
@@ -1429,6 +1433,39 @@ asserts that no normalised text appears in two splits).
    A fourth round (group `pref-address-3` and template family `pref-address-me`) followed the next run's val
    errors: how the user wants to be addressed, of which the train split had almost nothing (the first release's
    `pref-call-me` family and `pref-address` group are both in val).
+   A fifth round (groups `r5-*` at the end of the file) aimed at messages written independently of the data
+   rather than at single val errors: a probe of about 385 fresh messages, 20–40 per label, was written and
+   labelled first and only then run through the fourth-round model (it got about 95% right). Its misses, and the
+   fourth-round model's val errors, pointed at: diet choices under "keep in mind" (SAVE_PREFERENCE, not
+   SAVE_FACT); changes stated without a change word ("my manager is Kemal since the reorg", "the kids' school
+   starts at 8:15 this year"); reversals that read like decisions ("scratch Hetzner, we're putting it on
+   Fly.io"); recalls shaped as how-to questions ("how do I take my coffee?", "use my preferred test framework");
+   facts with a negation ("we rent, we don't own"); decisions with "drop"/"for now"; and QUESTION messages that
+   quote memory-like text or leave a choice open ("translate: 'the meeting moved to Thursday'", "we might
+   switch to Fly.io, not sure yet"). The probe, less duplicates of earlier messages and a few it was unclear how
+   to label, plus further messages on those boundaries make up the round. Its groups follow topics (kids and
+   school, diet, infra, tooling, the team, the office, the flat, …), each mixing labels, so the fact, recall,
+   update and decision about one topic share a split.
+   A sixth, small round (groups `r6-*`, 12 messages per label) was written after reading the val errors of the
+   first model trained on the fifth round, and after a second fresh probe of 114 messages that this model got
+   94% right: recall requests that lean on stored preferences ("do the invoice in the font I always use", "set
+   up the linter the way I like it"), reversals phrased as plans ("cancel the plan to rewrite in Go, we'll keep
+   Python"), changes whose only cue is an event ("after the reorg, Dana owns search"), facts with a negation
+   ("our team doesn't do on-call, SRE handles it"), task requests with "remind"/"note"/"update" (QUESTION),
+   "X over Y" preferences and decisions that look like facts. Its groups are pinned to train, so val and test
+   stay those of the fifth round (the per-label target rose by 15 to keep their template families at the same
+   size: val gained one template message) and text written against val errors stays out of test.
+   To keep the template families at their earlier size over both rounds, the per-label target rose from 950 to
+   1090.
+   A seventh round (groups `r7-*`, 164 messages, 24–25 per label and 43 QUESTION) was written without looking
+   at any model's test errors, for breadth rather than for single errors: topic groups (CI, garden, money, API
+   design, health, team, home, learning, writing, databases, travel, family, code layout) that each hold the
+   decision, the open question about the same choice, the fact, the recall and the later change; non-native
+   phrasing; memory actions buried after task talk or a three-sentence preamble; decisions with "final", "it
+   is", "screw it", "that's settled"; and QUESTION look-alikes (deliberations, how-tos, world facts, transient
+   states, acknowledgements). Its groups are pinned to train and exempt from the per-label budget
+   (`BUDGET_EXEMPT_GROUP_PREFIXES`), so every template family, and val and test, are byte-identical to the
+   sixth round's.
 2. **Template families** (`FAMILIES` in `generate.py`): each family is one intent shape written as 5–13
    paraphrase templates (the chit-chat and bare-reply families list up to 32 fixed messages instead), filled from shared slot lists (people names from many cultures, relatives, cities,
    projects, teams, tools with matching tasks, databases, frameworks, clouds, hosts, ports, dates, foods,
@@ -1445,7 +1482,8 @@ asserts that no normalised text appears in two splits).
    the rest is water-filled across that label's template families up to the cap.
 5. **Split**: families of earlier builds stay where they were (`split_pins.json`, checked by the script): the
    first release's families keep their split, so its val and test families are still in val and test, and each
-   later round's families keep the split of the training run whose val errors the next round answered. New
+   later round's families keep the split of the training run whose val errors the next round answered (the
+   fifth round's, the split of the run trained on it; the sixth round's, train). New
    families are assigned greedily
    (largest first, to the split furthest below 80/10/10), then a seeded local search moves and swaps them to
    bring every label close to 80/10/10 while keeping both hand-written and template families of every label in
@@ -1514,9 +1552,9 @@ Borderline rules applied when labelling:
   turn would make them a decision.
 - Some boundaries are judgement calls (habit vs fact, team convention vs decision, decision vs update); the rules
   above are applied consistently, but an independent labeller may disagree on a few percent of messages.
-- Val and test are small (about 575 messages each, 90–100 per label) and family-grouped, so one split's accuracy
+- Val and test are small (about 655 messages each, about 110 per label) and family-grouped, so one split's accuracy
   moves by a point or more with a single family; read val and test together.
-- The third and fourth hand-written rounds were written after reading val errors (never test errors), and the
+- The third to sixth hand-written rounds were written after reading val errors (never test errors), and the
   training runs were chosen on val, so val accuracy is somewhat optimistic; test is the unbiased figure.
 - Pinned families keep their split, but their size follows the water-filling, so a pinned template family can hold
   a few more or fewer examples than in the release it was pinned from.
