@@ -111,6 +111,35 @@ def _updates(newer: MemoryRow, older: MemoryRow, similarity: float) -> bool:
         == DedupAction.UPDATE_CANDIDATE
 
 
+def activated_entities(lexical: LexicalIndex, namespaces: Sequence[str], seeds: dict[str, float],
+                       found: dict[str, dict[str, float]], hop_decay: float,
+                       neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None) -> dict[str, float]:
+    """Entity key -> activation: the seeds (the query's entities), the entities of the best text matches (decayed
+    by hop and by rank), then one hop over active facts from each of them."""
+    activation = dict(seeds)
+    feedback = list(dict.fromkeys(
+        m for scores in found.values() for m, _ in heapq.nlargest(FEEDBACK_HITS, scores.items(), key=lambda x: x[1])
+    ))[:FEEDBACK_HITS]
+    for rank, keys in enumerate(lexical.entities_of(namespaces, feedback).values()):
+        for key in keys:
+            activation[key] = max(activation.get(key, 0.0), hop_decay * (0.8 ** rank))
+    if neighbours is not None:
+        for key, weight in list(activation.items()):
+            for neighbour, strength in neighbours(namespaces, key):
+                activation[neighbour] = max(activation.get(neighbour, 0.0), weight * hop_decay * strength)
+    return activation
+
+
+def spread(lexical: LexicalIndex, namespaces: Sequence[str], activation: dict[str, float]) -> dict[str, float]:
+    """Documents mentioning activated entities, each scored by the activation it receives."""
+    scores: dict[str, float] = {}
+    for key, documents in lexical.memories_with_entities(namespaces, activation, MAX_KEY_MEMORIES).items():
+        share = activation[key] / math.sqrt(len(documents))  # a key many documents share says little
+        for document in documents:
+            scores[document] = scores.get(document, 0.0) + share
+    return scores
+
+
 class HybridRetriever:
     """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
 
@@ -143,7 +172,7 @@ class HybridRetriever:
         if not candidates and signals != ("temporal",):
             return []
         rows = {r.id: r for r in self._rows(query, candidates, signals)}
-        self._pass_relevance_to_successors(query, found, rows, signals)
+        current_of = self._pass_relevance_to_successors(query, found, rows, signals)
         if "temporal" in signals:
             now = utc_now()
             found["temporal"] = {m: temporal_score(r, now, self._settings) for m, r in rows.items()}
@@ -161,12 +190,12 @@ class HybridRetriever:
         stale_last = (lambda m: rows[m].superseded_by is not None) if not history else (lambda m: False)
         ranked = sorted(fused, key=lambda m: (stale_last(m), -fused[m], -rows[m].created_at.timestamp()))[: query.limit]
         if not looking_back:
-            ranked = self._newest_first_within_topics(ranked, rows, query.include_history)
+            ranked = self._newest_first_within_topics(ranked, rows, query.include_history, current_of)
         return [ScoredMemory(rows[m], fused[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]
 
-    def _newest_first_within_topics(self, ranked: list[str], rows: dict[str, MemoryRow],
-                                    include_history: bool) -> list[str]:
+    def _newest_first_within_topics(self, ranked: list[str], rows: dict[str, MemoryRow], include_history: bool,
+                                    current_of: dict[str, str]) -> list[str]:
         """Among the hits, versions of one statement ("clusters run Kubernetes 1.28" and, later, "all clusters are
         on 1.30") keep the places they earned, but the newest takes the best of them: an update that was never
         marked as one still answers before what it replaced. Only returned hits move, so what is found stays the
@@ -186,8 +215,8 @@ class HybridRetriever:
         in_head = set(head)
         # A superseded hit stands for the current version it leads to, when that version is a hit as well.
         stand_ins = {} if include_history else {
-            m: current for m in ranked if rows[m].superseded_by
-            and (current := self._current_among(m, rows)) in in_head and rows[current].namespace == rows[m].namespace}
+            m: current for m in ranked if (current := current_of.get(m)) in in_head
+            and rows[current].namespace == rows[m].namespace}
         nodes = head + list(stand_ins)
         vectors: dict[str, np.ndarray] = {}
         for namespace in {rows[m].namespace for m in nodes}:
@@ -246,28 +275,17 @@ class HybridRetriever:
         return returns[newer.id] and newer.created_at > older.created_at and not older.superseded_by \
             and shares_topic(newer.content, older.content)
 
-    @staticmethod
-    def _current_among(memory_id: str, rows: dict[str, MemoryRow]) -> str:
-        """The end of the memory's chain of successors, as far as `rows` holds it."""
-        seen = {memory_id}
-        for _ in range(MAX_SUCCESSION_STEPS):
-            successor = rows[memory_id].superseded_by
-            if not successor or successor not in rows or successor in seen:
-                break
-            seen.add(successor)
-            memory_id = successor
-        return memory_id
-
     def _pass_relevance_to_successors(self, query: SearchQuery, found: dict[str, dict[str, float]],
                                       rows: dict[str, MemoryRow], signals: Sequence[str]) -> None:
         """A question that matches an outdated memory is answered by its current version, whatever words that uses.
 
         "We moved deploys to Thursdays" may share no word with "which day do we deploy?", while the memory it
         superseded ("Deploys are on Tuesdays") matches well: each signal's score for a superseded memory is
-        carried, at most, to the end of its chain of successors (added to `rows` when it passes the filters)."""
+        carried, at most, to the end of its chain of successors (added to `rows` when it passes the filters).
+
+        Returns each superseded memory's current version (the versions between them included), for the memories
+        whose chain could be followed to its end."""
         successor_of = {m: r.superseded_by for m, r in rows.items() if r.superseded_by}
-        if not successor_of:
-            return
         current_of: dict[str, str] = {}
         for stale_id in successor_of:
             seen, step = {stale_id}, successor_of[stale_id]
@@ -279,7 +297,8 @@ class HybridRetriever:
                     rows[step] = fetched[0]
                 successor = rows[step].superseded_by
                 if not successor or successor in seen:
-                    current_of[stale_id] = step
+                    for version in seen:
+                        current_of.setdefault(version, step)
                     break
                 seen.add(step)
                 step = successor
@@ -287,6 +306,7 @@ class HybridRetriever:
             for stale_id, current_id in current_of.items():
                 if stale_id in scores and scores[stale_id] > scores.get(current_id, float("-inf")):
                     scores[current_id] = scores[stale_id]
+        return current_of
 
     def _dense(self, query: SearchQuery, depth: int) -> dict[str, float]:
         vector = self._embed(query.text)
@@ -308,18 +328,9 @@ class HybridRetriever:
         namespaces = query.namespaces
         hop_decay = self._settings.graph_hop_decay
         known = self._lexical.known_entity_keys(namespaces)
-        activation = {key: 1.0 for key in salient_keys(query.text) if key in known}
-        seen_feedback = list(dict.fromkeys(
-            m for scores in found.values() for m, _ in heapq.nlargest(FEEDBACK_HITS, scores.items(), key=lambda x: x[1])
-        ))[:FEEDBACK_HITS]
-        for rank, keys in enumerate(self._lexical.entities_of(namespaces, seen_feedback).values()):
-            for key in keys:
-                activation[key] = max(activation.get(key, 0.0), hop_decay * (0.8 ** rank))
-        if self._graph_neighbours is not None:
-            for key, weight in list(activation.items()):
-                for neighbour, strength in self._graph_neighbours(namespaces, key):
-                    activation[neighbour] = max(activation.get(neighbour, 0.0), weight * hop_decay * strength)
-        scores = self._spread(namespaces, activation)
+        activation = activated_entities(self._lexical, namespaces, {key: 1.0 for key in salient_keys(query.text) if key in known},
+                                        found, hop_decay, self._graph_neighbours)
+        scores = spread(self._lexical, namespaces, activation)
         # Hop 2: the other entities of the memories reached first, activated in proportion to those memories.
         top = heapq.nlargest(2 * FEEDBACK_HITS, scores.items(), key=lambda x: x[1])
         best = top[0][1] if top else 0.0
@@ -328,18 +339,9 @@ class HybridRetriever:
             for key in keys:
                 if key not in activation:
                     second[key] = max(second.get(key, 0.0), hop_decay * scores[memory_id] / best)
-        for memory_id, score in self._spread(namespaces, second).items():
+        for memory_id, score in spread(self._lexical, namespaces, second).items():
             scores[memory_id] = scores.get(memory_id, 0.0) + score
         return dict(heapq.nlargest(depth, scores.items(), key=lambda x: x[1]))
-
-    def _spread(self, namespaces: Sequence[str], activation: dict[str, float]) -> dict[str, float]:
-        """Memories mentioning activated entities, each scored by the activation it receives."""
-        scores: dict[str, float] = {}
-        for key, memories in self._lexical.memories_with_entities(namespaces, activation, MAX_KEY_MEMORIES).items():
-            share = activation[key] / math.sqrt(len(memories))  # a key many memories share says little
-            for memory_id in memories:
-                scores[memory_id] = scores.get(memory_id, 0.0) + share
-        return scores
 
     def _rows(self, query: SearchQuery, ids: set[str], signals: Sequence[str]) -> list[MemoryRow]:
         rows = self._row_cache.get_many(list(ids), query.namespaces) if ids else []

@@ -15,7 +15,7 @@ from memory_daemon.config import RetrievalSettings
 from memory_daemon.errors import InvalidArgument
 from memory_daemon.item_index import ITEM_KINDS, Item, ItemIndex
 from memory_daemon.memories import MemoryService
-from memory_daemon.retrieval import FEEDBACK_HITS, MAX_KEY_MEMORIES, SIGNALS, STALE_FACTOR, SearchQuery, decay, fuse
+from memory_daemon.retrieval import SIGNALS, STALE_FACTOR, SearchQuery, activated_entities, decay, fuse, spread
 from memory_daemon.store.items import ItemRepository
 from memory_daemon.timefmt import utc_now
 from preprocessing.terms import salient_keys
@@ -111,26 +111,12 @@ class UnifiedSearch:
                 and (not query.entity_keys or bool(set(query.entity_keys) & set(item.entity_keys))))
 
     def _graph(self, query: SearchQuery, found: dict[str, dict[str, float]], items: dict[str, Item]) -> dict[str, float]:
-        """Spreading activation, as for memories: the query's entities, their neighbours over active facts and the
-        entities of the best text matches activate the items that mention them."""
-        hop_decay = self._settings.graph_hop_decay
-        activation = {key: 1.0 for key in salient_keys(query.text)}
-        best = list(dict.fromkeys(i for scores in found.values()
-                                  for i, _ in heapq.nlargest(FEEDBACK_HITS, scores.items(), key=lambda x: x[1])))
-        for rank, item_id in enumerate(best[:FEEDBACK_HITS]):
-            for key in items[item_id].entity_keys:
-                activation[key] = max(activation.get(key, 0.0), hop_decay * (0.8 ** rank))
-        if self._graph_neighbours is not None:
-            for key, weight in list(activation.items()):
-                for neighbour, strength in self._graph_neighbours(query.namespaces, key):
-                    activation[neighbour] = max(activation.get(neighbour, 0.0), weight * hop_decay * strength)
-        scores: dict[str, float] = {}
-        mentioning = self._items.lexical.memories_with_entities(query.namespaces, activation, MAX_KEY_MEMORIES)
-        for key, ids in mentioning.items():
-            share = activation[key] / math.sqrt(len(ids))
-            for item_id in ids & items.keys():
-                scores[item_id] = scores.get(item_id, 0.0) + share
-        return scores
+        """Spreading activation, as for memories (one hop): the query's entities, their neighbours over active facts
+        and the entities of the best text matches activate the eligible items that mention them."""
+        lexical = self._items.lexical
+        activation = activated_entities(lexical, query.namespaces, {key: 1.0 for key in salient_keys(query.text)},
+                                        found, self._settings.graph_hop_decay, self._graph_neighbours)
+        return {i: score for i, score in spread(lexical, query.namespaces, activation).items() if i in items}
 
     def _rows(self, query: SearchQuery, items: Sequence[Item]) -> dict[str, object]:
         """The returned items' rows as stored now (a fact's status, a decision's outcome and counters)."""
