@@ -77,7 +77,7 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     importer.add_argument("file", help="JSONL file, or - for stdin; a dump from `cortexd export` is restored as it was")
     _add_client_options(importer)
 
-    from memory_daemon.transfer_cli import add_transfer_verbs
+    from memory_daemon.client.transfer_cli import add_transfer_verbs
 
     add_transfer_verbs(verbs, _add_client_options)
 
@@ -103,7 +103,7 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
 
     verbs.add_parser("demo", help="run the scripted two-host demo on a temporary daemon")
 
-    from memory_daemon.hooks import add_hook_arguments
+    from memory_daemon.client.hooks import add_hook_arguments
 
     add_hook_arguments(verbs.add_parser("hook", help="a host hook: the host's event JSON on stdin; saves what the prompt "
                                                      "asks to remember and prints the memory relevant to it"))
@@ -167,8 +167,8 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
 
 def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
     from cortexd.v1 import cortexd_pb2
-    from memory_daemon.catalog import rpc_descriptions
-    from memory_daemon.proto_cli import add_rpc_verbs
+    from memory_daemon.api.catalog import rpc_descriptions
+    from memory_daemon.client.proto_cli import add_rpc_verbs
 
     methods = [m for m in cortexd_pb2.DESCRIPTOR.services_by_name[service].methods
                if not m.client_streaming and not m.server_streaming]
@@ -178,7 +178,7 @@ def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["hook"]:  # a fresh process per prompt: skip building the full command line
-        from memory_daemon.hooks import main as run_hook
+        from memory_daemon.client.hooks import main as run_hook
 
         return run_hook(argv[1:])
     args = build_parser(derived_verbs=argv[:1] in (["graph"], ["decisions"], ["memory"])).parse_args(argv)
@@ -187,37 +187,37 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "proxy":
         return _proxy(args)
     if args.verb == "demo":
-        from memory_daemon.demo import run_demo
+        from memory_daemon.demo.session import run_demo
 
         return run_demo()
     if args.verb == "eval":
-        from memory_daemon.evaluation import DEFAULT_DATA, evaluate_activation, evaluate_intent
+        from memory_daemon.evals.activation import DEFAULT_DATA, evaluate_activation, evaluate_intent
 
         if args.suite == "intent":
             return evaluate_intent(Path(args.data) if args.data else None)
         if args.suite == "retrieval":
-            from memory_daemon.eval_retrieval import evaluate_retrieval
+            from memory_daemon.evals.retrieval import evaluate_retrieval
 
             return evaluate_retrieval(Path(args.data) if args.data else None, args.json)
         if args.suite == "kinds":
-            from memory_daemon.eval_kinds import evaluate_kinds
+            from memory_daemon.evals.kinds import evaluate_kinds
 
             return evaluate_kinds(Path(args.data) if args.data else None, args.json)
         return evaluate_activation(Path(args.data) if args.data else DEFAULT_DATA, args.json)
     if args.verb == "bench":
-        from memory_daemon.bench import run_bench
+        from memory_daemon.bench.runner import run_bench
 
         return run_bench(args.suite, quick=args.quick)
     if args.verb == "service":
-        from memory_daemon.service_install import run_service_verb
+        from memory_daemon.ops.service_install import run_service_verb
 
         return run_service_verb(args)
     if args.verb == "mcp-config":
-        from memory_daemon.host_setup import run_mcp_config_verb
+        from memory_daemon.ops.host_setup import run_mcp_config_verb
 
         return run_mcp_config_verb(args)
     if args.verb == "config":
-        from memory_daemon.config_report import run_config_verb
+        from memory_daemon.ops.config_report import run_config_verb
 
         return run_config_verb(args)
     return _client_verb(args)
@@ -225,11 +225,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from cortexd.connect import read_token, resolve_address
-    from memory_daemon.config import (
+    from memory_daemon.core.config import (
         DaemonSettings, Limits, default_data_dir, load_activation_settings, load_retrieval_settings,
     )
-    from memory_daemon.logs import configure_logging
-    from memory_daemon.server import run
+    from memory_daemon.core.logs import configure_logging
+    from memory_daemon.api.server import run
 
     configure_logging(args.log_level)
     try:
@@ -257,7 +257,7 @@ def _proxy(args: argparse.Namespace) -> int:
 
     from cortexd.connect import read_tls_ca, read_token, resolve_address
     from memory_daemon import __version__
-    from memory_daemon.config_file import config_path
+    from memory_daemon.core.config_file import config_path
     from proxy_server.daemon_link import DaemonLink
     from proxy_server.namespace import namespace_for
     from proxy_server.server import run_http, run_stdio
@@ -298,7 +298,7 @@ def _client_verb(args: argparse.Namespace) -> int:
     import grpc
 
     from cortexd.connect import read_tls_ca, read_token
-    from memory_daemon.client import CortexdClient, as_dict
+    from memory_daemon.client.python_client import CortexdClient, as_dict
 
     try:
         client = CortexdClient(args.daemon, args.namespace, read_token(args.token_file),
@@ -378,11 +378,11 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         memories = as_dict(client.open_memories(ids=args.ids))["memories"]
         _print(args, {"memories": memories}, "\n".join(_memory_line(m) for m in memories))
     elif args.verb in ("export", "backup"):
-        from memory_daemon.transfer_cli import run_backup, run_export
+        from memory_daemon.client.transfer_cli import run_backup, run_export
 
         return run_export(client, args) if args.verb == "export" else run_backup(client, args, as_dict)
     elif args.verb == "import":
-        from memory_daemon.transfer_cli import dump_lines, run_restore
+        from memory_daemon.client.transfer_cli import dump_lines, run_restore
 
         if (dump := dump_lines(args.file)) is not None:
             return run_restore(client, args, dump, as_dict)
@@ -402,8 +402,8 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         reply = client.compile_context(task=args.task, session_id=args.session, max_tokens=args.max_tokens)
         _print(args, as_dict(reply), reply.markdown + f"\n({reply.tokens_used} of {reply.max_tokens} tokens)")
     elif args.verb in ("graph", "decisions", "memory"):
-        from memory_daemon.client import snake_case
-        from memory_daemon.proto_cli import request_fields
+        from memory_daemon.client.python_client import snake_case
+        from memory_daemon.client.proto_cli import request_fields
 
         method = args.rpc_method
         reply = getattr(client, snake_case(method.name))(**request_fields(args, method),
@@ -448,7 +448,7 @@ def _analyze(client, args: argparse.Namespace, as_dict) -> int:
 
 
 def _doctor(client, args: argparse.Namespace, as_dict) -> int:
-    from memory_daemon.doctor import run_doctor
+    from memory_daemon.ops.doctor import run_doctor
 
     return run_doctor(client, args.data_dir, args.json, as_dict)
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from preprocessing.stopwords import STOPWORDS
+
 
 class DedupAction(str, Enum):
     """MERGE: the memory already says this. UPDATE_CANDIDATE: same subject, changed fact. REVIEW: similar, unsure."""
@@ -59,14 +61,10 @@ FRAME_AGREEMENT_BELOW_RELATED = 0.7
 
 # --- lexicon: general English, no sentences from any data set ------------------------------------
 
-_STOPWORDS = frozenset("""
-a an the this that these those is are was were be been being am do does did doing have has had having
-will would shall should can could may might must i me my mine myself we us our ours you your yours he him his
-she her it its they them their what which who whom whose where when why how there here of in on at to for
-with by from about as into onto over under up out off and or but so if then than too very also just all each
-every any some other another own same such both most much many per via get got ever etc
-pm please remember reminder note fyi btw heads know really currently usually normally generally typically
-basically always still quite pretty roughly around approximately kind sort lot bit okay ok well
+# Function words, and the hedges and asides that say nothing about the fact itself.
+_STOPWORDS = STOPWORDS | frozenset("""
+always another approximately around basically bit btw currently fyi generally heads kind know lot many much
+normally note ok okay please pm pretty quite really remember reminder roughly sort still typically usually well
 """.split())
 
 _NEGATORS = frozenset("not no never none nothing nobody neither nor without cannot".split())

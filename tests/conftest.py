@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_daemon.launcher import CORTEXD_COMMAND as CORTEXD
-from memory_daemon.launcher import DaemonProcess
-from memory_daemon.launcher import proxy_session as mcp_session
+from memory_daemon.client.launcher import CORTEXD_COMMAND as CORTEXD
+from memory_daemon.client.launcher import DaemonProcess
+from memory_daemon.client.launcher import proxy_session as mcp_session
 
 __all__ = ["CORTEXD", "Daemon", "free_port", "mcp_session"]
 

@@ -22,9 +22,9 @@ from mcp.shared.exceptions import MCPError
 
 from conftest import CORTEXD, Daemon, free_port
 from cortexd.v1 import cortexd_pb2 as pb
-from memory_daemon.errors import InvalidArgument
-from memory_daemon.launcher import proxy_parameters
-from memory_daemon.proxy_health import ProxyHealthBoard
+from memory_daemon.core.errors import InvalidArgument
+from memory_daemon.client.launcher import proxy_parameters
+from memory_daemon.api.proxy_health import ProxyHealthBoard
 from proxy_server.upstream_config import ProxySettings, load_proxy_settings, proxy_settings_from
 
 pytestmark = pytest.mark.anyio

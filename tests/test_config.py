@@ -8,7 +8,7 @@ import os
 import pytest
 
 from conftest import Daemon, mcp_session
-from memory_daemon.config import load_activation_settings
+from memory_daemon.core.config import load_activation_settings
 
 
 def test_file_values_and_environment_overrides(tmp_path):
@@ -63,7 +63,7 @@ def test_daemon_refuses_a_bad_config_file(workdir):
 
 
 def test_retrieval_settings_from_file_and_environment(tmp_path):
-    from memory_daemon.config import load_retrieval_settings
+    from memory_daemon.core.config import load_retrieval_settings
 
     config = tmp_path / "config.toml"
     config.write_text("[retrieval]\nworking_memory_idle_minutes = 15\ncoarse_index_from = 50000\n")

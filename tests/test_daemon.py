@@ -16,7 +16,7 @@ from conftest import CORTEXD, Daemon, free_port
 from cortexd.connect import call_metadata
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
-from memory_daemon.client import CortexdClient
+from memory_daemon.client.python_client import CortexdClient
 
 
 def test_socket_is_user_only(daemon):

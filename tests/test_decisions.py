@@ -13,11 +13,11 @@ import pytest
 
 from conftest import mcp_session
 from cortexd.connect import GLOBAL_NAMESPACE
-from memory_daemon.decisions import (
+from memory_daemon.journal.decisions import (
     DecisionLog, MAX_SUMMARY_CHARS, NewDecision, TierRules, key_choice_of, summarise_decision,
 )
-from memory_daemon.errors import InvalidArgument, NotFound
-from memory_daemon.sessions import SessionMemory
+from memory_daemon.core.errors import InvalidArgument, NotFound
+from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.store import Database
 from memory_daemon.store.decisions import DecisionRepository
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory_daemon.config import Limits
-from memory_daemon.errors import InvalidArgument
-from memory_daemon.memories import ImportItem, MemoryService, NewMemory
+from memory_daemon.core.config import Limits
+from memory_daemon.core.errors import InvalidArgument
+from memory_daemon.memory.service import ImportItem, MemoryService, NewMemory
 from memory_daemon.store import Database, MemoryRepository
 
 

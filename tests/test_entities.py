@@ -16,8 +16,8 @@ from preprocessing.entities import (
     TECHNOLOGY,
     EntityExtractor,
     TechnologyGazetteer,
-    evaluate_entities,
 )
+from preprocessing.entity_eval import evaluate_entities
 
 DATASET = Path(__file__).parent / "data" / "activation" / "entities.jsonl"
 

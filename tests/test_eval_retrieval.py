@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from memory_daemon.eval_retrieval import (
+from memory_daemon.evals.retrieval import (
     DEFAULT_DATA,
     HISTORY_ROWS,
     QUESTION_TYPES,

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from conftest import Daemon
 from cortexd.connect import call_metadata
 from cortexd.v1 import cortexd_pb2 as pb
-from memory_daemon.catalog import tool_catalog
+from memory_daemon.api.catalog import tool_catalog
 
 EXAMPLES_PER_TOOL = 25
 EXAMPLES_PER_RPC = 20

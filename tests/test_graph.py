@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from memory_daemon.errors import InvalidArgument, NotFound
-from memory_daemon.graph import EpisodeInput, FactInput, GraphService, fact_status, merkle_root
+from memory_daemon.core.errors import InvalidArgument, NotFound
+from memory_daemon.graph.service import EpisodeInput, FactInput, GraphService, fact_status, merkle_root
 from memory_daemon.store import Database, GraphRepository
-from memory_daemon.timefmt import format_iso, utc_now
+from memory_daemon.core.timefmt import format_iso, utc_now
 
 NS = "proj"
 

@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from conftest import Daemon, mcp_session
-from memory_daemon.client import as_dict
+from memory_daemon.client.python_client import as_dict
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CORTEXD
-from memory_daemon.hooks import HookSettings, load_hook_settings
+from memory_daemon.client.hooks import HookSettings, load_hook_settings
 
 EVENTS = Path(__file__).parent / "data" / "hooks"
 
@@ -90,7 +90,7 @@ def test_the_namespace_follows_the_cwd_unless_given(warm_daemon, project, workdi
 
 
 def test_the_hook_path_imports_nothing_heavy(warm_daemon, project):
-    heavy = ("pydantic", "duckdb", "spacy", "onnxruntime", "numpy", "memory_daemon.config", "memory_daemon.store",
+    heavy = ("pydantic", "duckdb", "spacy", "onnxruntime", "numpy", "memory_daemon.core.config", "memory_daemon.store",
              "preprocessing")
     code = ("import sys; from memory_daemon.cli import main; main(['hook', 'user-prompt', '--text']); "
             f"print([m for m in {heavy!r} if m in sys.modules], file=sys.stderr)")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memory_daemon.cli import main
-from memory_daemon.host_setup import host_config_path
-from memory_daemon.installed import cortexd_command
+from memory_daemon.ops.host_setup import host_config_path
+from memory_daemon.ops.installed import cortexd_command
 
 
 @pytest.fixture

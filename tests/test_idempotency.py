@@ -212,7 +212,7 @@ def test_remembered_replies_are_bounded_by_age_and_count(tmp_path):
 
     from memory_daemon.store import Database
     from memory_daemon.store.idempotency import IdempotencyRepository, RememberedReply
-    from memory_daemon.timefmt import utc_now
+    from memory_daemon.core.timefmt import utc_now
 
     database = Database(tmp_path / "cortexd.duckdb")
     try:

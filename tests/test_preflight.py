@@ -6,15 +6,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_daemon.config import Limits, RetrievalSettings
-from memory_daemon.decisions import DecisionLog, NewDecision
+from memory_daemon.core.config import Limits, RetrievalSettings
+from memory_daemon.journal.decisions import DecisionLog, NewDecision
 from memory_daemon.store.decisions import DecisionRepository
-from memory_daemon.errors import InvalidArgument
-from memory_daemon.graph import FactInput, GraphService
-from memory_daemon.memories import MemoryService, NewMemory
-from memory_daemon.preflight import ContextCompiler, ContextLine, estimate_tokens, pack
+from memory_daemon.core.errors import InvalidArgument
+from memory_daemon.graph.service import FactInput, GraphService
+from memory_daemon.memory.service import MemoryService, NewMemory
+from memory_daemon.context.preflight import ContextCompiler, ContextLine, estimate_tokens, pack
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
-from memory_daemon.unified_search import unified_search
+from memory_daemon.context.unified_search import unified_search
 
 NS = "shop"
 

@@ -7,7 +7,7 @@ import json
 import mcp_types as types
 import pytest
 
-from memory_daemon.observations import headline, prose_sentences
+from memory_daemon.journal.observations import headline, prose_sentences
 from proxy_server.capture import MAX_RESULT_CHARS, observation_request
 from proxy_server.redaction import REDACTED, redact_text, redact_value
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memory_daemon import lexical
-from memory_daemon.coarse_index import CoarseIndex
-from memory_daemon.lexical import IndexedMemory, _NamespaceIndex
-from memory_daemon.vectors import VectorIndex
+from memory_daemon.retrieval import lexical
+from memory_daemon.retrieval.coarse_index import CoarseIndex
+from memory_daemon.retrieval.lexical import IndexedMemory, _NamespaceIndex
+from memory_daemon.retrieval.vectors import VectorIndex
 
 
 def clustered(n: int, clusters: int = 60, dims: int = 384, seed: int = 0) -> np.ndarray:

@@ -6,10 +6,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memory_daemon.config import Limits, RetrievalSettings
-from memory_daemon.errors import InvalidArgument
-from memory_daemon.memories import ImportItem, MemoryService, NewMemory
-from memory_daemon.retrieval import decay, fuse, temporal_score
+from memory_daemon.core.config import Limits, RetrievalSettings
+from memory_daemon.core.errors import InvalidArgument
+from memory_daemon.memory.service import ImportItem, MemoryService, NewMemory
+from memory_daemon.retrieval.hybrid import decay, fuse, temporal_score
 from memory_daemon.store import Database, MemoryRepository, MemoryRow
 from preprocessing.terms import identifiers, terms
 

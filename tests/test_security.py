@@ -17,8 +17,8 @@ from conftest import CORTEXD, Daemon, free_port
 from cortexd.connect import call_metadata, open_channel
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
-from memory_daemon.client import CortexdClient
-from memory_daemon.launcher import proxy_session
+from memory_daemon.client.python_client import CortexdClient
+from memory_daemon.client.launcher import proxy_session
 
 NASTY = "Robert'); DROP TABLE memories;-- \" \\ % _ [a-z]* (x|y) $1 ? ${HOME} `id` ; /* */ é 中 \u202e\U0001f600"
 SNAKE_CASE = re.compile(r"^[a-z0-9_]+$")
@@ -103,7 +103,7 @@ def test_tls_misconfiguration_is_refused_naming_the_option(workdir, arguments, e
 
 
 def test_the_bearer_token_is_compared_in_constant_time(monkeypatch):
-    from memory_daemon import interceptors
+    from memory_daemon.api import interceptors
 
     compared = []
     real = interceptors.hmac.compare_digest

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memory_daemon.cli import main
-from memory_daemon.service_install import EXIT_CODES_A_RESTART_CANNOT_FIX, LAUNCHD_LABEL
+from memory_daemon.ops.service_install import EXIT_CODES_A_RESTART_CANNOT_FIX, LAUNCHD_LABEL
 
 # Stand-ins for systemctl and launchctl: they log every call and keep "running" in a marker file, so install,
 # status and uninstall run their real code paths without ever reaching this machine's service manager.
@@ -221,6 +221,6 @@ def test_system_scope_is_refused_on_macos(machine, capsys):
 
 
 def test_no_restart_for_the_exit_codes_a_restart_cannot_fix():
-    from memory_daemon.server import EXIT_ALREADY_RUNNING, EXIT_BAD_CONFIG
+    from memory_daemon.api.server import EXIT_ALREADY_RUNNING, EXIT_BAD_CONFIG
 
     assert set(EXIT_CODES_A_RESTART_CANNOT_FIX) == {EXIT_BAD_CONFIG, EXIT_ALREADY_RUNNING}

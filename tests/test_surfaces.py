@@ -11,7 +11,7 @@ import pytest
 
 from conftest import CORTEXD
 from cortexd.v1 import cortexd_pb2 as pb
-from memory_daemon.catalog import tool_catalog
+from memory_daemon.api.catalog import tool_catalog
 from memory_daemon.store import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from conftest import CORTEXD, Daemon
-from memory_daemon.client import as_dict
+from memory_daemon.client.python_client import as_dict
 from memory_daemon.store import SCHEMA_VERSION
 
 

@@ -9,9 +9,9 @@ import grpc
 import pytest
 
 from conftest import CORTEXD, mcp_session
-from memory_daemon.client import as_dict
-from memory_daemon.unified_search import KINDS, checked_kinds
-from memory_daemon.errors import InvalidArgument
+from memory_daemon.client.python_client import as_dict
+from memory_daemon.context.unified_search import KINDS, checked_kinds
+from memory_daemon.core.errors import InvalidArgument
 
 pytestmark = pytest.mark.anyio
 
@@ -165,8 +165,8 @@ def test_compile_context_finds_episodes_and_decisions_by_meaning_not_by_one_shar
 
 
 def test_kinds_dataset_is_well_formed_and_spread_over_kinds():
-    from memory_daemon.eval_kinds import DEFAULT_DATA, SECTIONS, check_scenarios
-    from memory_daemon.eval_retrieval import read_jsonl
+    from memory_daemon.evals.kinds import DEFAULT_DATA, SECTIONS, check_scenarios
+    from memory_daemon.evals.retrieval import read_jsonl
 
     scenarios = read_jsonl(DEFAULT_DATA)
     assert check_scenarios(scenarios) == []
@@ -178,7 +178,7 @@ def test_kinds_dataset_is_well_formed_and_spread_over_kinds():
 
 
 def test_interleaving_keeps_each_list_in_order():
-    from memory_daemon.unified_search import SearchResult, _interleaved
+    from memory_daemon.context.unified_search import SearchResult, _interleaved
 
     def hits(name: str, scores: list[float]) -> list[tuple[float, SearchResult]]:
         return [(s, SearchResult(name, f"{name}{i}", s)) for i, s in enumerate(scores)]
@@ -192,8 +192,8 @@ def test_interleaving_keeps_each_list_in_order():
 def test_item_embeddings_are_kept_in_the_store_across_restarts(tmp_path):
     import numpy as np
 
-    from memory_daemon.graph import EpisodeInput, FactInput, GraphService
-    from memory_daemon.item_index import ItemIndex
+    from memory_daemon.graph.service import EpisodeInput, FactInput, GraphService
+    from memory_daemon.retrieval.item_index import ItemIndex
     from memory_daemon.store import Database, GraphRepository
     from memory_daemon.store.items import ItemRepository
 
@@ -232,7 +232,7 @@ def seeded_daemon():
     import tempfile
     from pathlib import Path
 
-    from memory_daemon.launcher import DaemonProcess
+    from memory_daemon.client.launcher import DaemonProcess
 
     root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
     running = DaemonProcess(root).start()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_daemon.launcher import DaemonProcess
+from memory_daemon.client.launcher import DaemonProcess
 from preprocessing.dedup import (
     DedupAction, DedupCandidate, DeduplicationChecker, announces_change, announces_return, contradicts,
     names_other_instance, shares_topic,

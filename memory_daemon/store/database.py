@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from memory_daemon.errors import FailedPrecondition
+from memory_daemon.core.errors import FailedPrecondition
 from memory_daemon.store.migrations import MIGRATIONS
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

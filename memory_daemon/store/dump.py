@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from memory_daemon.errors import FailedPrecondition
+from memory_daemon.core.errors import FailedPrecondition
 from memory_daemon.store.database import Database
 
 # Every table holding what users stored, in dump order. schema_version and idempotency_keys are the store's own

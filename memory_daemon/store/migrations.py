@@ -123,7 +123,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         5,
         (
             # The decision log. `summary` and `key_choice` are generated when the decision is logged;
-            # `tier` (hot, warm or cold) moves with use and idleness (memory_daemon/decisions.py);
+            # `tier` (hot, warm or cold) moves with use and idleness (memory_daemon/journal/decisions.py);
             # the outcome columns stay NULL until an outcome is recorded.
             """
             CREATE TABLE decisions (
@@ -164,7 +164,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         7,
         (
             # Replies of writes sent with an `idempotency-key` header, so a retry with the same key gets the
-            # first reply instead of writing twice, even after a daemon restart (memory_daemon/idempotency.py).
+            # first reply instead of writing twice, even after a daemon restart (memory_daemon/api/idempotency.py).
             # Rows older than a day, and the oldest beyond 10,000, are pruned; dumps leave this table out.
             """
             CREATE TABLE idempotency_keys (
@@ -182,7 +182,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (
         8,
         (
-            # Embeddings of facts, episodes and decisions for search over every kind (memory_daemon/item_index.py),
+            # Embeddings of facts, episodes and decisions for search over every kind (memory_daemon/retrieval/item_index.py),
             # kept so a restarted daemon does not embed them again. Derived data: dumps leave this table out, and a
             # missing row is embedded again on the next search.
             """

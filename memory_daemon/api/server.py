@@ -1,0 +1,266 @@
+"""`cortexd serve`: the long-running gRPC daemon that owns the store and serves every host."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from cortexd.connect import MAX_MESSAGE_BYTES, is_unix_address, socket_path_of
+from cortexd.v1 import cortexd_pb2 as pb
+from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
+from memory_daemon import __version__
+from memory_daemon.activation.analyzer import ActivationPipeline
+from memory_daemon.core.config import DaemonSettings
+from memory_daemon.core.errors import CortexdError
+from memory_daemon.api.interceptors import AccessLogInterceptor, BearerTokenInterceptor, MetricsInterceptor
+from memory_daemon.api.lock import AlreadyRunning, DaemonLock
+from memory_daemon.core.logs import log_event
+from memory_daemon.graph.service import GraphService
+from memory_daemon.api.graph_rpc import GraphRpc
+from memory_daemon.memory.service import MemoryService
+from memory_daemon.context.preflight import ContextCompiler, working_memory_lines
+from memory_daemon.api.rpc import MemoryRpc, RpcTable
+from memory_daemon.api.decision_rpc import DecisionRpc
+from memory_daemon.journal.decisions import DecisionLog
+from memory_daemon.api.servicers import BlockingRunner, DecisionServicer, GraphServicer, McpBridgeServicer, MemoryServicer
+from memory_daemon.journal.sessions import SessionMemory
+from memory_daemon.store.decisions import DecisionRepository
+from memory_daemon.store import Database, GraphRepository, MemoryRepository
+from memory_daemon.store.idempotency import IdempotencyRepository
+from memory_daemon.context.unified_search import unified_search
+from memory_daemon.api.idempotency import IdempotentReplies
+
+SHUTDOWN_GRACE_SECONDS = 10.0
+MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
+EXIT_ALREADY_RUNNING = 3
+EXIT_BAD_CONFIG = 2
+
+
+class ConfigError(Exception):
+    """The daemon cannot start with these settings; the message says why."""
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_and_port(address: str, option: str, expected: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"{option} {address!r}: expected {expected}")
+    return host.strip("[]"), int(port)
+
+
+def check_listen_address(address: str, token: str | None) -> None:
+    """TCP needs a bearer token; a non-loopback bind without one is refused outright."""
+    if is_unix_address(address):
+        return
+    host, _port = _host_and_port(address, "--listen", "unix:/path/to.sock or HOST:PORT")
+    loopback = _is_loopback(host)
+    if token is None:
+        where = "loopback" if loopback else f"non-loopback address {host}"
+        raise ConfigError(
+            f"refusing to serve TCP on {where} without a bearer token: pass --token-file FILE "
+            "(or use the default Unix socket)"
+        )
+
+
+def server_credentials(settings: DaemonSettings) -> grpc.ServerCredentials | None:
+    """TLS credentials for a TCP listener from --tls-cert/--tls-key; None for plaintext. Misuse is a ConfigError."""
+    if settings.tls_cert is None and settings.tls_key is None:
+        return None
+    if settings.tls_cert is None or settings.tls_key is None:
+        raise ConfigError("--tls-cert and --tls-key go together: pass the certificate chain and its private key")
+    if is_unix_address(settings.listen):
+        raise ConfigError("--tls-cert/--tls-key apply to TCP only; the Unix socket is protected by its 0600 mode")
+    pem = {}
+    for option, path, marker in (("--tls-cert", settings.tls_cert, b"CERTIFICATE-----"),
+                                 ("--tls-key", settings.tls_key, b"PRIVATE KEY-----")):
+        try:
+            pem[option] = path.expanduser().read_bytes()
+        except OSError as error:
+            raise ConfigError(f"{option} {path}: {error.strerror or error}") from None
+        if marker not in pem[option]:
+            raise ConfigError(f"{option} {path}: no PEM {marker.decode().rstrip('-').lower()} in the file")
+    return grpc.ssl_server_credentials([(pem["--tls-key"], pem["--tls-cert"])])
+
+
+def metrics_address(settings: DaemonSettings) -> tuple[str, int] | None:
+    """Where /metrics is served; a non-loopback host is refused unless --metrics-allow-remote says so."""
+    if settings.metrics_listen is None:
+        return None
+    host, port = _host_and_port(settings.metrics_listen, "--metrics", "HOST:PORT, e.g. 127.0.0.1:9464")
+    if not _is_loopback(host) and not settings.metrics_allow_remote:
+        raise ConfigError(
+            f"refusing to serve metrics on non-loopback address {host}: they are unauthenticated; "
+            "bind 127.0.0.1 or pass --metrics-allow-remote"
+        )
+    return host, port
+
+
+def _prepare_socket(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    # We hold the socket lock, so a socket file left here is stale.
+    path.unlink(missing_ok=True)
+
+
+async def serve(settings: DaemonSettings) -> int:
+    check_listen_address(settings.listen, settings.token)
+    server_credentials(settings)
+    metrics_address(settings)
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    locks = [DaemonLock.acquire(settings.data_dir / "cortexd.lock", f"data dir {settings.data_dir}", settings.listen)]
+    socket_path = socket_path_of(settings.listen) if is_unix_address(settings.listen) else None
+    try:
+        if socket_path is not None:
+            locks.append(DaemonLock.acquire(socket_path.with_name(socket_path.name + ".lock"),
+                                            f"socket {socket_path}", settings.listen))
+        return await _serve_locked(settings, socket_path)
+    finally:
+        for lock in reversed(locks):
+            lock.release()
+
+
+async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> int:
+    database = Database(settings.database_path)
+    repository = MemoryRepository(database)
+    activation = ActivationPipeline(settings.activation)
+    loop = asyncio.get_running_loop()
+    models_loaded = asyncio.Event()
+
+    # Models load beside the server, so the socket answers at once; calls that need them wait for the load.
+    def load_models() -> None:
+        try:
+            activation.load()
+            log_event("models", loaded=[f"{s.name} ({s.load_ms:.0f} ms)" for s in activation.statuses if s.ok],
+                      degraded=list(activation.degraded()))
+        finally:
+            try:
+                loop.call_soon_threadsafe(models_loaded.set)
+            except RuntimeError:  # the daemon stopped while the models were loading
+                pass
+
+    model_loader = threading.Thread(target=load_models, name="cortexd-model-load", daemon=True)
+    model_loader.start()
+    graph = GraphService(GraphRepository(database))
+    sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
+    decisions = DecisionLog(DecisionRepository(database), sessions)
+    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions)
+    search = unified_search(memories, database, activation.embed, settings.retrieval, graph)
+    compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions)
+    rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph, compiler, search), GraphRpc(graph),
+                    DecisionRpc(decisions))
+    runner = BlockingRunner(settings.worker_threads)
+    replies = IdempotentReplies(IdempotencyRepository(database), runner.run)
+
+    interceptors: list[grpc.aio.ServerInterceptor] = [AccessLogInterceptor()]
+    metrics = None
+    if settings.metrics_listen is not None:
+        from memory_daemon.ops.metrics import DaemonMetrics  # prometheus-client is imported only when asked for
+
+        metrics = DaemonMetrics(settings.database_path, memories.count, lambda: list(activation.statuses),
+                                activation.is_loaded)
+        activation.stage_observer = metrics.observe_stage
+        interceptors.append(MetricsInterceptor(metrics.observe_rpc))
+    if settings.token:
+        # First: the interceptors after it cache one wrapped handler per method, so the token check must not be cached.
+        interceptors.insert(0, BearerTokenInterceptor(settings.token))
+    server = grpc.aio.server(
+        interceptors=interceptors,
+        options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)],
+    )
+    pb_grpc.add_MemoryServiceServicer_to_server(MemoryServicer(rpcs.memory, runner, replies), server)
+    pb_grpc.add_GraphServiceServicer_to_server(GraphServicer(rpcs.graph, runner, replies), server)
+    pb_grpc.add_DecisionServiceServicer_to_server(DecisionServicer(rpcs.decision, runner, replies), server)
+    pb_grpc.add_McpBridgeServicer_to_server(McpBridgeServicer(rpcs, runner, replies), server)
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    service_names = [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]
+    reflection.enable_server_reflection(
+        service_names + [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME], server
+    )
+
+    if socket_path is not None:
+        _prepare_socket(socket_path)
+        old_umask = os.umask(0o177)  # the socket is born user-only, never briefly world-connectable
+        try:
+            server.add_insecure_port(settings.listen)
+        finally:
+            os.umask(old_umask)
+        os.chmod(socket_path, 0o600)
+    elif (credentials := server_credentials(settings)) is not None:
+        server.add_secure_port(settings.listen, credentials)
+    else:
+        server.add_insecure_port(settings.listen)
+    if metrics is not None:
+        host, port = metrics_address(settings)
+        try:
+            metrics.serve(host, port)
+        except OSError as error:
+            raise ConfigError(f"--metrics {settings.metrics_listen}: cannot listen: {error.strerror or error}") from None
+        log_event("metrics", url=f"http://{settings.metrics_listen}/metrics")
+
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+
+    # The store is open by now; the services report NOT_SERVING until the models have loaded, then SERVING even
+    # when some model is degraded (its stages are skipped; `cortexd status` and `cortexd doctor` name it).
+    for name in service_names + [""]:
+        await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await server.start()
+    log_event("ready", version=__version__, pid=os.getpid(), listen=settings.listen,
+              database=str(settings.database_path), memories=memories.count())
+
+    async def serve_once_models_loaded() -> None:
+        await models_loaded.wait()
+        for name in service_names + [""]:
+            await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log_event("serving", degraded_models=list(activation.degraded()))
+
+    health_update = asyncio.create_task(serve_once_models_loaded())
+    try:
+        await stop.wait()
+    finally:
+        health_update.cancel()
+        log_event("stopping", grace_seconds=SHUTDOWN_GRACE_SECONDS)
+        await health.enter_graceful_shutdown()
+        await server.stop(SHUTDOWN_GRACE_SECONDS)
+        runner.shutdown()
+        # Exiting while onnxruntime or spaCy is still loading aborts the process ("terminate called without an
+        # active exception"): a stop soon after the start waits for the load to finish.
+        await asyncio.to_thread(model_loader.join, MODEL_LOAD_JOIN_SECONDS)
+        if metrics is not None:
+            metrics.close()
+        database.checkpoint()
+        database.close()
+        if socket_path is not None:
+            socket_path.unlink(missing_ok=True)
+        log_event("stopped")
+    return 0
+
+
+def run(settings: DaemonSettings) -> int:
+    try:
+        return asyncio.run(serve(settings))
+    except AlreadyRunning as error:
+        print(f"cortexd: {error}", file=sys.stderr)
+        return EXIT_ALREADY_RUNNING
+    except (ConfigError, CortexdError) as error:
+        print(f"cortexd: {error}", file=sys.stderr)
+        return EXIT_BAD_CONFIG

@@ -1,0 +1,70 @@
+"""`cortexd bench activation`: analyze_message in the daemon, over gRPC and through the proxy; batch rate, saves, RSS."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+
+from memory_daemon.bench.common import BENCH_MESSAGES, mcp_round_trips, rss_mb, table_row
+from memory_daemon.client.launcher import proxy_parameters, temporary_daemon
+
+
+def _analysis_samples(client, count: int) -> tuple[list[float], list[float], list[float]]:
+    """Round trips of AnalyzeMessage over gRPC, the daemon's own compute time for each, and its intent stage."""
+    round_trips, server, intent = [], [], []
+    for i in range(count):
+        message = BENCH_MESSAGES[i % len(BENCH_MESSAGES)]
+        started = time.perf_counter()
+        reply = client.analyze_message(message=message, session_id=f"bench-{i % 4}")
+        round_trips.append((time.perf_counter() - started) * 1000)
+        server.append(reply.timings_ms["total"])
+        if reply.intent_source == "model" and "intent" in reply.timings_ms:
+            intent.append(reply.timings_ms["intent"])
+    return round_trips, server, intent
+
+
+def bench_activation(quick: bool) -> int:
+    calls = 100 if quick else 500
+    batch_messages = 128 if quick else 1024
+    saves = 50 if quick else 300
+    spawned = time.perf_counter()
+    with temporary_daemon() as daemon:
+        with daemon.client("bench") as client:
+            models = client.get_model_status()  # waits for the background load
+            ready_s = time.perf_counter() - spawned
+            for i in range(20):
+                client.analyze_message(message=BENCH_MESSAGES[i % len(BENCH_MESSAGES)])
+            grpc_calls, server_ms, intent_ms = _analysis_samples(client, calls)
+            mix = [{"message": m, "session_id": f"bench-{i % 4}"} for i, m in enumerate(BENCH_MESSAGES)]
+            proxy_calls = anyio.run(mcp_round_trips, proxy_parameters(daemon.address, "bench"), "analyze_message",
+                                    mix, calls)
+
+            started = time.perf_counter()
+            for offset in range(0, batch_messages, 64):
+                items = [{"id": str(i), "message": f"{BENCH_MESSAGES[i % len(BENCH_MESSAGES)]} ({i})"}
+                         for i in range(offset, min(offset + 64, batch_messages))]
+                client.analyze_messages(items=items)
+            batch_rate = batch_messages / (time.perf_counter() - started)
+
+            save_ms = []
+            for i in range(saves):
+                started = time.perf_counter()
+                client.save_memory(content=f"{BENCH_MESSAGES[i % len(BENCH_MESSAGES)]} — note {i} about service-{i}")
+                save_ms.append((time.perf_counter() - started) * 1000)
+            rss = rss_mb(daemon.process.pid)
+
+    print(f"cortexd bench activation ({'quick' if quick else 'full'})\n")
+    print("| measure | p50 ms | p95 ms | n | note |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    print(table_row("analyze_message, in-daemon wall time", server_ms, "target p50 <= 10, p95 <= 25"))
+    if intent_ms:
+        print(table_row("of which the intent classifier (int8 ONNX)", intent_ms, "target p50 <= 5 added"))
+    print(table_row("analyze_message over direct gRPC", grpc_calls, "target p50 <= 10, p95 <= 25"))
+    print(table_row("analyze_message through the proxy (MCP stdio)", proxy_calls, "target p50 <= 10, p95 <= 25"))
+    print(table_row("save_memory with full enrichment + dedup, gRPC", save_ms, "target p50 <= 20"))
+    print(f"\nbatch analyze (AnalyzeMessages, 64 per call): {batch_rate:.0f} messages/s over {batch_messages} messages")
+    print(f"daemon RSS with every model loaded: {rss:.0f} MB (target <= 600)")
+    print(f"daemon spawn to models ready: {ready_s:.2f} s; " + "; ".join(
+        f"{m.name}: {m.load_ms:.0f} ms{'' if m.ok else ' (FAILED: ' + m.detail + ')'}" for m in models.models))
+    return 0

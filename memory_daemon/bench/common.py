@@ -1,0 +1,117 @@
+"""Helpers every `cortexd bench` suite shares: percentiles, table rows, RSS, MCP and stdio timings, and the
+messages and servers the suites measure with."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+BARE_SERVER = '''
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("bare")
+
+
+@server.tool()
+def hello() -> str:
+    """Say hello."""
+    return "hello"
+
+
+server.run()
+'''
+INITIALIZE = json.dumps({
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}) + "\n"
+SEED_MEMORIES = 1000
+
+
+BENCH_MESSAGES = (
+    "remember that I prefer pnpm over npm for JavaScript projects",
+    "we decided to move CI to GitHub Actions next sprint",
+    "Priya owns the billing service and the invoices cron job",
+    "what did I say about the staging database?",
+    "actually the deadline moved to the 14th",
+    "can you refactor auth_service.py to use dependency injection?",
+    "thanks, that worked!",
+    "our Postgres 16 cluster runs on three r6g.xlarge nodes in eu-west-1",
+    "I always use Neovim with the LazyVim config",
+    "don't forget: the API keys rotate every 90 days, this is critical",
+    "how do I set my preferred editor in git?",
+    "yes, let's go with Redis for the session cache",
+    "the flaky test is in tests/test_payments.py::test_refund_partial",
+    "my sister Ana lives in Lisbon and visits in June",
+    "let's use Polars instead of pandas for the ETL job",
+    "ok ship it — btw we decided to keep the monorepo",
+)
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def cold_start_ms(command: list[str]) -> float:
+    """Spawn to the `initialize` response, over raw stdio."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        process.stdin.write(INITIALIZE)
+        process.stdin.flush()
+        while True:
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{command} exited before answering initialize")
+            if '"id":1' in line.replace(" ", ""):
+                return (time.perf_counter() - started) * 1000
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def mcp_round_trips(params, tool: str | None, arguments: dict | list[dict], count: int) -> list[float]:
+    """Latencies of `tools/call tool` (or `tools/list` when tool is None) over one MCP stdio session.
+
+    A list of argument sets is cycled through, call by call."""
+    rotation = arguments if isinstance(arguments, list) else [arguments]
+    from mcp import ClientSession, stdio_client
+
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+
+            calls = 0
+
+            async def once() -> None:
+                nonlocal calls
+                calls += 1
+                if tool is None:
+                    await session.list_tools()
+                    return
+                result = await session.call_tool(tool, rotation[calls % len(rotation)])
+                if result.is_error:
+                    raise RuntimeError(result.content[0].text)
+
+            for _ in range(max(20, count // 10)):
+                await once()
+            samples = []
+            for _ in range(count):
+                started = time.perf_counter()
+                await once()
+                samples.append((time.perf_counter() - started) * 1000)
+            return samples
+
+
+def table_row(name: str, samples: list[float], note: str = "") -> str:
+    return f"| {name} | {statistics.median(samples):.2f} | {percentile(samples, 0.95):.2f} | {len(samples)} | {note} |"

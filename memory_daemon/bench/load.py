@@ -1,0 +1,102 @@
+"""`cortexd bench load`: 8 gRPC clients run a mixed workload on one daemon; throughput, p50/p99 and errors per call."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import time
+
+from memory_daemon.bench.common import BENCH_MESSAGES, SEED_MEMORIES, rss_mb, percentile
+from memory_daemon.client.launcher import temporary_daemon
+
+CLIENTS = 8
+# (operation, share of the calls): what hosts mostly do is read; every save runs the full enrichment.
+WORKLOAD = (("search_memory", 0.70), ("save_memory", 0.20), ("analyze_message", 0.10))
+QUERIES = ("which host runs service {n}", "python version of service {n}", "deploy window", "who owns billing",
+           "pnpm or npm", "staging database", "service {n} host")
+NAMESPACE = "bench-load"
+
+
+async def _client(address: str, number: int, deadline: float, latencies: dict[str, list[float]],
+                  errors: dict[str, list[str]]) -> None:
+    import grpc
+
+    from cortexd.connect import CHANNEL_OPTIONS, call_metadata
+    from cortexd.v1 import cortexd_pb2 as pb
+    from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
+
+    chooser = random.Random(number)  # the same mix of calls on every run
+    operations = [name for name, _ in WORKLOAD]
+    shares = [share for _, share in WORKLOAD]
+    metadata = call_metadata(NAMESPACE, None)
+    async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+        stub = pb_grpc.MemoryServiceStub(channel)
+        sequence = 0
+        while time.perf_counter() < deadline:
+            sequence += 1
+            operation = chooser.choices(operations, shares)[0]
+            message = chooser.choice(BENCH_MESSAGES)
+            started = time.perf_counter()
+            if operation == "search_memory":
+                call = stub.SearchMemory(pb.SearchMemoryRequest(
+                    query=chooser.choice(QUERIES).format(n=chooser.randrange(50)), limit=10), metadata=metadata, timeout=60)
+            elif operation == "save_memory":
+                call = stub.SaveMemory(pb.SaveMemoryRequest(
+                    content=f"{message} (client {number}, note {sequence})", session_id=f"load-{number}"),
+                    metadata=metadata, timeout=60)
+            else:
+                call = stub.AnalyzeMessage(pb.AnalyzeMessageRequest(message=message, session_id=f"load-{number}"),
+                                           metadata=metadata, timeout=60)
+            try:
+                await call
+                latencies[operation].append((time.perf_counter() - started) * 1000)
+            except grpc.aio.AioRpcError as error:
+                errors[operation].append(f"{error.code().name}: {error.details()}")
+
+
+async def _run_load(address: str, seconds: float) -> tuple[dict[str, list[float]], dict[str, list[str]], float]:
+    latencies: dict[str, list[float]] = {name: [] for name, _ in WORKLOAD}
+    errors: dict[str, list[str]] = {name: [] for name, _ in WORKLOAD}
+    started = time.perf_counter()
+    await asyncio.gather(*(_client(address, n, started + seconds, latencies, errors) for n in range(CLIENTS)))
+    return latencies, errors, time.perf_counter() - started
+
+
+def table_row(name: str, share: str, samples: list[float], errors: int, elapsed: float) -> str:
+    if not samples:
+        return f"| {name} | {share} | 0 | 0.0 | - | - | {errors} |"
+    return (f"| {name} | {share} | {len(samples)} | {len(samples) / elapsed:.1f} | {statistics.median(samples):.2f} | "
+            f"{percentile(samples, 0.99):.2f} | {errors} |")
+
+
+def bench_load(quick: bool) -> int:
+    seconds = 10.0 if quick else 60.0
+    with temporary_daemon() as daemon:
+        with daemon.client(NAMESPACE) as client:
+            client.import_records({"id": f"seed-{i}", "text": f"note {i}: service {i % 50} runs on host-{i % 7} "
+                                                              f"with python 3.{i % 4 + 10}"} for i in range(SEED_MEMORIES))
+            client.get_model_status()  # waits for the model load
+            for message in BENCH_MESSAGES:  # warm-up
+                client.analyze_message(message=message)
+                client.search_memory(query=message)
+        idle_rss = rss_mb(daemon.process.pid)
+        latencies, errors, elapsed = asyncio.run(_run_load(daemon.address, seconds))
+        loaded_rss = rss_mb(daemon.process.pid)
+
+    total_errors = sum(len(e) for e in errors.values())
+    every_call = [ms for samples in latencies.values() for ms in samples]
+    print(f"cortexd bench load ({'quick' if quick else 'full'}; {CLIENTS} concurrent gRPC clients for {seconds:g} s, "
+          f"store seeded with {SEED_MEMORIES} memories)\n")
+    print("| operation | share | n | calls/s | p50 ms | p99 ms | errors |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, share in WORKLOAD:
+        label = "save_memory (full enrichment)" if name == "save_memory" else name
+        print(table_row(label, f"{share:.0%}", latencies[name], len(errors[name]), elapsed))
+    print(table_row("all", "100%", every_call, total_errors, elapsed))
+    print(f"\nthroughput {len(every_call) / elapsed:.1f} calls/s over {elapsed:.1f} s; errors {total_errors} (target 0); "
+          f"daemon RSS: idle {idle_rss:.0f} MB, after load {loaded_rss:.0f} MB")
+    for name, messages in errors.items():
+        if messages:
+            print(f"first {name} error: {messages[0]}")
+    return 0 if total_errors == 0 else 1

@@ -1,0 +1,205 @@
+"""compile_context: the three-tier, token-budgeted, provenance-cited context a host reads before a task."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memory_daemon.journal.decisions import DecisionLog
+from memory_daemon.core.errors import InvalidArgument, NotFound
+from memory_daemon.journal.sessions import SessionMemory
+from memory_daemon.graph.service import GraphService
+from memory_daemon.memory.service import MemoryService
+from memory_daemon.store.graph import EpisodeRow, FactRow
+from memory_daemon.core.timefmt import format_iso
+from memory_daemon.context.unified_search import SearchResult, UnifiedSearch
+from preprocessing.terms import identifiers, query_terms, salient_keys
+
+DEFAULT_BUDGET = 350
+MIN_BUDGET, MAX_BUDGET = 50, 8000
+TOKEN_ESTIMATOR = "ceil(characters / 4), counted on every line including headings"
+MIN_RELEVANCE = 0.35  # share of the best match's fused score a memory needs to enter tier 2
+MIN_DENSE_ON_TOPIC = 0.45  # cosine at which a memory with no word of the task in common still counts as on topic
+MIN_DENSE_WITH_WORDS = 0.3  # cosine a memory sharing words with the task needs, unless it shares an identifier
+TIER_WEIGHT = {1: 3.0, 2: 1.0, 3: 0.6}
+TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "Session summary"}
+HEADER = "# Context for: {task}\n"
+MAX_LINE_CHARS = 400
+SEARCH_DEPTH = 20  # hits of one search (memories, episodes and decisions) considered for tier 2
+INVARIANT_BONUS = 0.2  # an invariant is a rule the task must not break: it counts for more than its match
+
+
+def estimate_tokens(text: str) -> int:
+    """The one token estimator: about four characters a token, the usual rule of thumb for English BPE tokenizers."""
+    return math.ceil(len(text) / 4)
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    tier: int
+    kind: str  # memory, fact, decision, episode, note or summary
+    id: str
+    text: str  # citation included
+    relevance: float  # in [0, 1]
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text + "\n")
+
+    @property
+    def utility(self) -> float:
+        return TIER_WEIGHT[self.tier] * self.relevance
+
+
+@dataclass(frozen=True)
+class CompiledContext:
+    markdown: str
+    lines: tuple[ContextLine, ...]
+    tokens_used: int
+    max_tokens: int
+    left_out: tuple[str, ...]
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
+
+
+def pack(lines: Sequence[ContextLine], budget: int) -> tuple[list[ContextLine], list[ContextLine]]:
+    """Greedy utility-density knapsack: best utility per token first; a line enters only if it still fits."""
+    chosen, left = [], []
+    used = 0
+    for line in sorted(lines, key=lambda l: (-l.utility / max(l.tokens, 1), -l.utility)):
+        section = 0 if any(c.tier == line.tier for c in chosen) else estimate_tokens(f"\n## {TIER_TITLE[line.tier]}\n")
+        if used + line.tokens + section <= budget:
+            chosen.append(line)
+            used += line.tokens + section
+        else:
+            left.append(line)
+    return chosen, left
+
+
+def render(task: str, lines: Sequence[ContextLine]) -> str:
+    parts = [HEADER.format(task=_clip(task))]
+    for tier in (1, 2, 3):
+        tier_lines = sorted((l for l in lines if l.tier == tier), key=lambda l: -l.relevance)
+        if tier_lines:
+            parts.append(f"\n## {TIER_TITLE[tier]}\n")
+            parts.extend(line.text + "\n" for line in tier_lines)
+    return "".join(parts)
+
+
+class ContextCompiler:
+    """Gathers candidates from working memory, retrieval and the graph, then packs them under the budget."""
+
+    def __init__(self, memories: MemoryService, graph: GraphService, search: UnifiedSearch,
+                 working_memory: Callable[[str, str], Sequence[ContextLine]] | None = None,
+                 decisions: DecisionLog | None = None) -> None:
+        self._memories = memories
+        self._search = search
+        self._graph = graph
+        self._working_memory = working_memory
+        self._decisions = decisions
+
+    def compile(self, namespace: str, task: str, session_id: str = "", max_tokens: int | None = None,
+                episode_kinds: Sequence[str] = ("invariant", "adr", "decision", "bug_root_cause", "migration")) -> CompiledContext:
+        task = task.strip()
+        if not task:
+            raise InvalidArgument("task must not be empty")
+        budget = DEFAULT_BUDGET if max_tokens is None else max_tokens
+        if not MIN_BUDGET <= budget <= MAX_BUDGET:
+            raise InvalidArgument(f"max_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, got {budget}")
+        candidates: list[ContextLine] = []
+        if session_id and self._working_memory is not None:
+            candidates += self._working_memory(namespace, session_id)
+        candidates += self._searched_lines(namespace, task, episode_kinds)
+        candidates += self._fact_lines(namespace, task)
+        if session_id and self._decisions is not None:
+            summary = self._decisions.session_summary(namespace, session_id).text
+            if summary:
+                candidates.append(ContextLine(3, "summary", session_id, f"- {_clip(summary)} [SESSION:{session_id}]", 0.5))
+        unique = list({(c.kind, c.id): c for c in candidates}.values())
+        header = estimate_tokens(HEADER.format(task=_clip(task)))
+        chosen, left = pack(unique, budget - header)
+        markdown = render(task, chosen)
+        return CompiledContext(markdown, tuple(chosen), estimate_tokens(markdown), budget, tuple(l.id for l in left))
+
+    def _searched_lines(self, namespace: str, task: str, episode_kinds: Sequence[str]) -> list[ContextLine]:
+        """Memories, episodes and decisions from one search: only current memories, only on-topic hits, each as
+        relevant as its fused score against the best; a decision shows its outcome, an invariant counts for more."""
+        kinds = ("memory", "episode", "decision") if self._decisions is not None else ("memory", "episode")
+        query = self._memories.search_query(namespace, task, SEARCH_DEPTH, (), "", "")
+        task_identifiers = set(identifiers(task))
+        hits = [h for h in self._search.search(query, kinds, episode_kinds)
+                if _on_topic(h.signal_scores, _text_of(h), task_identifiers)
+                and (h.kind != "memory" or h.row.superseded_by is None)]
+        if not hits:
+            return []
+        best = max(h.score for h in hits)
+        lines = []
+        for hit in hits:
+            relevance = hit.score / best
+            if relevance < MIN_RELEVANCE:
+                continue
+            row = hit.row
+            if hit.kind == "memory":
+                lines.append(ContextLine(2, "memory", row.id, f"- {_clip(row.content)} [MEM:{row.id}]", relevance))
+            elif hit.kind == "episode":
+                bonus = INVARIANT_BONUS if row.kind == "invariant" else 0.0
+                lines.append(ContextLine(2, "episode", row.id, _episode_text(row), min(1.0, relevance + bonus)))
+            else:
+                outcome = "" if row.outcome_recorded_at is None else (" (worked)" if row.was_successful else " (did not work)")
+                lines.append(ContextLine(2, "decision", row.id, f"- {_clip(row.summary)}{outcome} [DEC:{row.id}]", relevance))
+        return lines
+
+    def _fact_lines(self, namespace: str, task: str) -> list[ContextLine]:
+        """Active facts about the task's entities (superseded and retracted facts are never candidates)."""
+        facts: dict[str, FactRow] = {}
+        for key in salient_keys(task) | set(query_terms(task)):
+            try:
+                about = self._graph.facts_about(namespace, key)
+            except (NotFound, InvalidArgument):
+                continue
+            for fact in about:
+                facts.setdefault(fact.id, fact)
+        names = self._graph.entity_names(namespace, [f.subject_id for f in facts.values()])
+        return [ContextLine(2, "fact", f.id, f"- {names.get(f.subject_id, f.subject_id)} {f.predicate} {_clip(f.object_value)}"
+                            f" (since {format_iso(f.valid_from)[:10]}) [FACT:{f.id}]" + (f" (source {f.source})" if f.source else ""),
+                            0.9 * f.confidence)
+                for f in facts.values()]
+
+
+def _on_topic(scores: dict[str, float], text: str, task_identifiers: set[str]) -> bool:
+    """The hit means nearly what the task says; or it shares words with the task and is at least loosely
+    related in meaning, or it names the same identifier. Graph and decay alone are not enough, and neither is
+    one shared word ("run the tests" against "the cron job runs at 02:00")."""
+    dense = scores.get("dense", 0.0)
+    if dense >= MIN_DENSE_ON_TOPIC:
+        return True
+    if scores.get("lexical", 0.0) <= 0:
+        return False
+    return dense >= MIN_DENSE_WITH_WORDS or bool(task_identifiers & set(identifiers(text)))
+
+
+def _text_of(hit: SearchResult) -> str:
+    row = hit.row
+    if hit.kind == "memory":
+        return row.content
+    if hit.kind == "episode":
+        return " ".join([row.title, row.body, *row.files])
+    return f"{row.question} {row.chosen} {row.reasoning}"
+
+
+def working_memory_lines(sessions: SessionMemory) -> Callable[[str, str], list[ContextLine]]:
+    """Tier 1 from a session's working memory: its last decisions and notes, newest most relevant."""
+    def lines(namespace: str, session_id: str) -> list[ContextLine]:
+        items = sessions.working_memory(namespace, session_id)
+        return [ContextLine(1, item.kind, item.id, f"- {_clip(item.text)} [{'DEC' if item.kind == 'decision' else 'MEM'}:{item.id}]",
+                            1.0 - 0.1 * rank) for rank, item in enumerate(items)]
+    return lines
+
+
+def _episode_text(episode: EpisodeRow) -> str:
+    body = f": {episode.body}" if episode.body.strip() else ""
+    return f"- {episode.kind} {format_iso(episode.occurred_at)[:10]} {_clip(episode.title + body)} [EP:{episode.id}]"

@@ -1,0 +1,124 @@
+"""Daemon settings: where the data lives, where it listens, and the input limits it enforces."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory_daemon.core.config_file import raw_table
+
+DATA_DIR_ENV = "CORTEXD_DATA_DIR"
+DATABASE_FILE = "cortexd.duckdb"
+
+
+def default_data_dir() -> Path:
+    override = os.environ.get(DATA_DIR_ENV, "").strip()
+    return Path(override).expanduser() if override else Path(platformdirs.user_data_dir("cortexd"))
+
+
+class Limits(BaseModel):
+    """Input bounds; every rejection names the limit it hit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_content_bytes: int = Field(64 * 1024, gt=0)
+    max_tags: int = Field(32, gt=0)
+    max_tag_chars: int = Field(64, gt=0)
+    max_entities: int = Field(64, gt=0)
+    max_meta_bytes: int = Field(16 * 1024, gt=0)
+    max_search_limit: int = Field(100, gt=0)
+    max_ids_per_open: int = Field(100, gt=0)
+
+
+class ActivationSettings(BaseModel):
+    """Which activation stages run, and their thresholds; `[activation]` in config.toml or CORTEXD_<NAME> env vars."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phrases: bool = True
+    entities: bool = True
+    encoder: bool = True
+    tags: bool = True
+    dedup: bool = True
+    context: bool = True
+    intent_model: bool = True
+    # save_memory upserts the facts it extracts from SAVE_FACT / UPDATE_INFO messages into the graph.
+    extract_facts: bool = True
+    intent_confidence: float = Field(0.7, ge=0.0, le=1.0)
+    auto_save_confidence: float = Field(0.8, ge=0.0, le=1.0)
+    dedup_similarity: float = Field(0.85, ge=0.0, le=1.0)
+    context_window: int = Field(10, ge=1, le=100)
+    tag_top_k: int = Field(5, ge=0, le=20)
+    dedup_candidates: int = Field(5, ge=1, le=50)
+
+
+class RetrievalSettings(BaseModel):
+    """How search fuses its signals; `[retrieval]` in config.toml or CORTEXD_RETRIEVAL_<NAME> env vars."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lexical_weight: float = Field(1.0, ge=0.0)
+    dense_weight: float = Field(1.0, ge=0.0)
+    graph_weight: float = Field(0.6, ge=0.0)
+    temporal_weight: float = Field(0.3, ge=0.0)
+    rrf_k: float = Field(60.0, gt=0.0)
+    candidates: int = Field(50, ge=1, le=1000)
+    min_dense_similarity: float = Field(0.3, ge=-1.0, le=1.0)
+    graph_hop_decay: float = Field(0.5, gt=0.0, le=1.0)
+    half_life_days: float = Field(30.0, gt=0.0)
+    decay_model: str = Field("exponential", pattern="^(exponential|power)$")
+    use_boost: float = Field(0.2, ge=0.0)
+    # Dense search is exact below this many memories in a namespace, and goes through a coarse-cell index above it.
+    coarse_index_from: int = Field(100_000, ge=1)
+    coarse_probe_cells: int = Field(32, ge=1)  # cells scanned per query: more is slower and closer to exact
+    working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
+
+    def weights(self) -> dict[str, float]:
+        return {"lexical": self.lexical_weight, "dense": self.dense_weight, "graph": self.graph_weight,
+                "temporal": self.temporal_weight}
+
+
+class DaemonSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    data_dir: Path
+    listen: str
+    token: str | None = None
+    # TLS on TCP: the PEM certificate chain and its private key; both or neither.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    # HOST:PORT of the Prometheus endpoint; off when None. A non-loopback host needs metrics_allow_remote.
+    metrics_listen: str | None = None
+    metrics_allow_remote: bool = False
+    limits: Limits = Limits()
+    activation: ActivationSettings = ActivationSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    worker_threads: int = Field(4, gt=0)
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / DATABASE_FILE
+
+
+def load_activation_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> ActivationSettings:
+    """The file's `[activation]` table, overridden by CORTEXD_<FIELD> variables; a bad key or value names itself."""
+    return _load_table("activation", ActivationSettings, "CORTEXD_", path, environ)
+
+
+def load_retrieval_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> RetrievalSettings:
+    """The file's `[retrieval]` table, overridden by CORTEXD_RETRIEVAL_<FIELD> variables."""
+    return _load_table("retrieval", RetrievalSettings, "CORTEXD_RETRIEVAL_", path, environ)
+
+
+def _load_table(table: str, model, prefix: str, path: Path | None, environ: dict[str, str] | None):
+    from pydantic import ValidationError
+
+    path, values = raw_table(table, model.model_fields, prefix, path, environ)
+    try:
+        return model(**values)
+    except ValidationError as error:
+        problems = "; ".join(f"{table}.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        raise ValueError(f"invalid configuration ({path} / CORTEXD_* variables): {problems}") from None

@@ -1,0 +1,653 @@
+"""The memory domain: validates input, then saves, finds, opens, reinforces and imports memories."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import threading
+import uuid
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+
+from memory_daemon.core.config import Limits
+from memory_daemon.activation.analyzer import ActivationPipeline, Analysis
+from memory_daemon.core.errors import CortexdError, InvalidArgument, NotFound, Unavailable
+from memory_daemon.core.config import RetrievalSettings
+from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
+from memory_daemon.retrieval.hybrid import HybridRetriever, ScoredMemory, SearchQuery, check_signals
+from memory_daemon.memory.dynamics import (
+    MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive, used_by,
+)
+from memory_daemon.retrieval.row_cache import RowCache
+from memory_daemon.store import MemoryRepository, MemoryRow
+from memory_daemon.core.timefmt import parse_iso, utc_now
+from memory_daemon.retrieval.vectors import VectorIndex
+from cortexd.connect import GLOBAL_NAMESPACE
+from preprocessing.dedup import (
+    UPDATE_MARGIN, DedupAction, DedupCandidate, DedupThresholds, DedupVerdict, announces_change, announces_return,
+    names_other_instance, shares_topic,
+)
+from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
+from preprocessing.entities import entity_key
+from preprocessing.terms import salient_keys
+
+DEFAULT_STRENGTH = 1.0
+MAX_STRENGTH = 2.0
+TOUCH_BOOST = 0.1
+DEFAULT_SEARCH_LIMIT = 10
+IMPORT_BATCH = 500
+SESSION_LOOKBACK = 5  # recent memories of a session an implicit update may refer to
+ANNOUNCED_UPDATE_SIMILARITY = 0.55  # cosine above which a memory announcing a change updates an older one
+SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is updated too
+# The cosine from which a memory that says an earlier state is back updates the current version of a replaced memory
+# it restates: dedup's floor for a stated update of a shared subject.
+RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
+IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
+EMBED_BATCH = 32
+QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
+
+
+_NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def checked_namespace(namespace: str) -> str:
+    """The namespace if it is 1-64 letters, digits, '.', '_' or '-' (starting alphanumeric)."""
+    if not _NAMESPACE.fullmatch(namespace):
+        raise InvalidArgument(
+            f"namespace {namespace[:80]!r} is invalid: use 1-64 letters, digits, '.', '_' or '-', starting alphanumeric"
+        )
+    return namespace
+
+
+@functools.cache
+def _embedding_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)), thread_name_prefix="cortexd-embed")
+
+
+def _entity_keys(name: str) -> tuple[str, ...]:
+    """The keys a memory may file an entity under: "Postgres 16" is "postgresql 16", or "postgresql" alone."""
+    key = entity_key(name)
+    base = re.sub(r"(?:\s+v?\d[\w.]*)+$", "", key)
+    return tuple(dict.fromkeys(k for k in (key, base) if k))
+
+
+def _points_back_to_change(text: str) -> bool:
+    """Announces a change of something named earlier in the session ("pushed it to 10 June")."""
+    return changes_unnamed_subject(text) or points_back(text) and announces_change(text)
+
+
+def new_memory_id() -> str:
+    return "mem_" + uuid.uuid4().hex[:16]
+
+
+def visible_namespaces(namespace: str) -> tuple[str, ...]:
+    """A caller sees its own namespace and the shared global one."""
+    return (namespace,) if namespace == GLOBAL_NAMESPACE else (namespace, GLOBAL_NAMESPACE)
+
+
+def indexed(row: MemoryRow) -> IndexedMemory:
+    """What the lexical index keeps of a memory: its text and tags, and its entities (given or spotted cheaply)."""
+    return IndexedMemory(row.id, " ".join((row.content, row.context, *row.tags)),
+                         tuple(dict.fromkeys((*row.entities, *salient_keys(row.content)))))
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    content: str
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    strength: float | None = None
+    source: str = ""
+    context: str = ""
+    session_id: str = ""
+    meta: dict = field(default_factory=dict)
+    extract_facts: bool | None = None  # None: the daemon's setting
+    supersedes: str = ""  # id of an older memory this one replaces
+
+
+@dataclass(frozen=True)
+class ImportItem:
+    external_id: str
+    text: str
+    namespace: str
+    timestamp: str
+    speaker: str = ""
+    session: str = ""
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    memory: MemoryRow
+    auto_filled: tuple[str, ...] = ()
+    deduplication: DedupVerdict | None = None
+    dedup_content: str = ""
+    merged: bool = False
+    degraded: tuple[str, ...] = ()
+    facts: tuple = ()  # FactRows recorded from the content
+    superseded_facts: tuple = ()  # FactRows the content ended
+    superseded_memories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AnalyzeItem:
+    message: str
+    session_id: str
+    namespace: str
+
+
+@dataclass
+class ImportOutcome:
+    imported: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class MemoryService:
+    def __init__(self, repository: MemoryRepository, limits: Limits, activation: ActivationPipeline | None = None,
+                 graph=None, retrieval: RetrievalSettings = RetrievalSettings(), sessions=None) -> None:
+        self._repository = repository
+        self._sessions = sessions  # SessionMemory: memories saved in a session join its working memory
+        self._graph = graph  # GraphService: facts stated in saved memories are recorded there
+        self._limits = limits
+        self._activation = activation
+        self._vectors = VectorIndex(repository.embeddings, retrieval.coarse_index_from, retrieval.coarse_probe_cells)
+        self._rows = RowCache(repository.get_many)
+        self._retrieval = retrieval
+        self._lexical = LexicalIndex(self._load_namespace)
+        self._query_vectors: dict[str, object] = {}  # query text -> read-only embedding, oldest first
+        self._query_vectors_lock = threading.Lock()
+        self._retriever = HybridRetriever(
+            self._rows, self._lexical, self._vectors, self.embed_query, retrieval,
+            graph.neighbour_keys if graph is not None else None,
+        )
+
+    def _load_namespace(self, namespace: str) -> list[IndexedMemory]:
+        rows = self._repository.all_in(namespace)
+        self._rows.put(rows)
+        return [indexed(r) for r in rows]
+
+    def _stored(self, rows: list[MemoryRow], session_notes: bool = False) -> None:
+        """Index rows just written: lexical index and row cache (and, for saves, the session's working memory)."""
+        self._rows.put(rows)
+        if session_notes and self._sessions is not None:
+            for row in rows:
+                self._sessions.add_note(row.namespace, row.session_id, row.id, row.content, row.created_at)
+        for row in rows:
+            self._lexical.add(row.namespace, [indexed(row)])
+
+    def embed_query(self, text: str):
+        """The query's embedding (None without an encoder); the last few are kept, as one search may embed twice."""
+        if self._activation is None:
+            return None
+        with self._query_vectors_lock:
+            vector = self._query_vectors.get(text)
+        if vector is None:
+            vectors = self._activation.embed([text])
+            if vectors is None:
+                return None
+            vector = vectors[0]
+            vector.setflags(write=False)
+            with self._query_vectors_lock:
+                self._query_vectors[text] = vector
+                while len(self._query_vectors) > QUERY_VECTORS_KEPT:
+                    self._query_vectors.pop(next(iter(self._query_vectors)))
+        return vector
+
+    def save(self, namespace: str, new: NewMemory) -> SaveOutcome:
+        """Validate, fill in what the caller left out, then store, or reinforce the memory it duplicates."""
+        row = self._validated_row(namespace, new)
+        if new.supersedes:
+            self.open(namespace, [new.supersedes])  # NotFound before anything is stored
+        if self._activation is None:
+            self._repository.insert(row)
+            self._stored([row], session_notes=True)
+            replaced = self._supersede(row, [new.supersedes] if new.supersedes else [])
+            return SaveOutcome(row, superseded_memories=replaced)
+        analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace), remember_turn=False)
+        auto_filled = []
+        if not row.entities and analysis.entities:
+            row = replace(row, entities=tuple(dict.fromkeys(e.key for e in analysis.entities))[: self._limits.max_entities])
+            auto_filled.append("entities")
+        suggested_tags = [t for t in analysis.tags if len(t) <= self._limits.max_tag_chars][: self._limits.max_tags]
+        if not row.tags and suggested_tags:
+            row = replace(row, tags=self._clean_tags(suggested_tags))
+            auto_filled.append("tags")
+        if new.strength is None:
+            row = replace(row, strength=analysis.strength)
+            auto_filled.append("strength")
+        verdict = analysis.deduplication
+        if verdict is not None and verdict.action == DedupAction.MERGE and verdict.memory_id:
+            existing = self._repository.record_use(verdict.memory_id, (namespace,), utc_now(), TOUCH_BOOST)
+            if existing is not None:
+                self._rows.put([existing])
+                return SaveOutcome(existing, (), verdict, analysis.dedup_content, True, analysis.degraded)
+        implicit = self._implicit_update(row, analysis)
+        if implicit is not None:
+            # "moved it to 10:15" is only findable with what "it" was: keep that as the memory's context.
+            row = replace(row, context=row.context or f"re: {implicit.content}",
+                          entities=tuple(dict.fromkeys((*row.entities, *implicit.entities)))[: self._limits.max_entities])
+        self._repository.insert(row, analysis.embedding)
+        self._stored([row], session_notes=True)
+        if analysis.embedding is not None:
+            self._vectors.add(namespace, [(row.id, row.content, analysis.embedding)])
+        facts, ended, problems = self._record_facts(namespace, row.id, analysis, new.extract_facts)
+        replaced = self._supersede(row, self._replaced_memories(row, new, analysis, ended, implicit))
+        return SaveOutcome(row, tuple(auto_filled), verdict, analysis.dedup_content, False,
+                           analysis.degraded + problems, facts, ended, replaced)
+
+    def _replaced_memories(self, row: MemoryRow, new: NewMemory, analysis: Analysis, ended_facts,
+                           implicit: MemoryRow | None) -> list[str]:
+        """Older memories the new one replaces: named by the caller, found by dedup as an update, the source of a
+        fact it ended, or the session memory an update that does not name its subject refers to."""
+        replaced = [new.supersedes] if new.supersedes else []
+        verdict = analysis.deduplication
+        if verdict is not None and verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id:
+            replaced.append(verdict.memory_id)
+        replaced += [f.source for f in ended_facts if f.source.startswith("mem_") and f.source != row.id]
+        if implicit is not None and not replaced:
+            replaced.append(implicit.id)
+        if not replaced and analysis.intent.intent in ("UPDATE_INFO", "SAVE_FACT", "SAVE_DECISION", "SAVE_PREFERENCE"):
+            replaced += [m.id for m in self._announced_updates(row, analysis.embedding, {})]
+        return list(dict.fromkeys(replaced))
+
+    def _implicit_update(self, row: MemoryRow, analysis: Analysis) -> MemoryRow | None:
+        """For an UPDATE_INFO message that leans on the conversation ("moved it to Thursdays"): the most similar
+        recent memory of its session, which it most likely changes."""
+        if analysis.intent.intent != "UPDATE_INFO" or not row.session_id or analysis.embedding is None \
+                or not (leans_on_context(row.content) or _points_back_to_change(row.content)):
+            return None
+        earlier = {m.id: m for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
+                   if m.superseded_by is None and shares_topic(row.content, m.content)}
+        if not earlier:
+            return None
+        return self._closest(row.namespace, analysis.embedding, earlier) or next(iter(earlier.values()))
+
+    def _closest(self, namespace: str, vector, candidates: dict[str, MemoryRow]) -> MemoryRow | None:
+        """The current candidate nearest to the vector, or None when none is among the 200 nearest."""
+        scored = {m: s for m, _t, s in self._vectors.nearest(namespace, vector, 200, include_superseded=False)
+                  if m in candidates}
+        return candidates[max(scored, key=scored.get)] if scored else None
+
+    def _supersede(self, row: MemoryRow, old_ids: list[str]) -> tuple[str, ...]:
+        now = utc_now()
+        for old_id in old_ids:
+            self._repository.mark_superseded(old_id, row.id, now)
+            self._rows.mark_superseded(old_id, row.id, now)
+            self._vectors.mark_superseded(row.namespace, old_id, row.id)
+        return tuple(old_ids)
+
+    def _record_facts(self, namespace: str, memory_id: str, analysis: Analysis, requested: bool | None):
+        """Upsert the facts the memory states, with the memory as their source; a failure never fails the save."""
+        wanted = self._activation.settings.extract_facts if requested is None else requested
+        if not wanted or self._graph is None or not analysis.suggested_facts:
+            return (), (), ()
+        facts, ended, problems = [], [], []
+        for triple in analysis.suggested_facts:
+            try:
+                recorded, closed = self._graph.record_stated_fact(namespace, triple, memory_id)
+            except CortexdError as error:
+                problems.append(f"facts: ({triple.subject}, {triple.predicate}, {triple.object}) not recorded: {error}")
+                continue
+            facts += recorded
+            ended += closed
+        return tuple(facts), tuple(ended), tuple(problems)
+
+    def analyze(self, items: list[AnalyzeItem]) -> list[Analysis]:
+        if self._activation is None:
+            raise Unavailable("activation is not configured in this daemon")
+        for item in items:
+            self._checked_text(item.message, "message")
+            checked_namespace(item.namespace)
+        return self._activation.analyze_batch(
+            [(item.message, item.session_id) for item in items],
+            lambda index, embedding: self._neighbours(items[index].namespace)(embedding),
+        )
+
+    def models_loaded(self) -> bool:
+        """Whether the model load has finished (a daemon without models has nothing to load)."""
+        return self._activation is None or self._activation.is_loaded()
+
+    def model_statuses(self):
+        if self._activation is None:
+            return [], ()
+        self._activation.wait_loaded()
+        return list(self._activation.statuses), self._activation.degraded()
+
+    def _neighbours(self, namespace: str):
+        limit = self._activation.settings.dedup_candidates
+
+        def lookup(embedding) -> list[DedupCandidate]:
+            return [DedupCandidate(memory_id, text, similarity)
+                    for memory_id, text, similarity in self._vectors.nearest(namespace, embedding, limit,
+                                                                             include_superseded=False)]
+
+        return lookup
+
+    def search(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str,
+               signals: Iterable[str] = (), session_id: str = "", include_history: bool = False,
+               entity: str = "") -> list[ScoredMemory]:
+        return self.retrieve(self.search_query(namespace, text, limit, tags, since, until, signals, session_id,
+                                               include_history, entity))
+
+    def retrieve(self, query: SearchQuery) -> list[ScoredMemory]:
+        return self._retriever.search(query)
+
+    def lexical_query_weight(self, query: SearchQuery) -> float:
+        """The BM25 score of a perfect match for the query over these memories (to compare with other indexes)."""
+        return self._lexical.query_weight(query.namespaces, query.text)
+
+    def search_query(self, namespace: str, text: str, limit: int, tags: Iterable[str], since: str, until: str,
+                     signals: Iterable[str] = (), session_id: str = "", include_history: bool = False,
+                     entity: str = "") -> SearchQuery:
+        """The checked query: a clear error for an empty query, a bad limit, time, signal or entity."""
+        if not text.strip():
+            raise InvalidArgument("query must not be empty")
+        limit = limit or DEFAULT_SEARCH_LIMIT
+        if not 1 <= limit <= self._limits.max_search_limit:
+            raise InvalidArgument(f"limit must be between 1 and {self._limits.max_search_limit}, got {limit}")
+        query = SearchQuery(
+            namespaces=visible_namespaces(namespace),
+            text=text,
+            limit=limit,
+            tags=self._clean_tags(tags),
+            since=parse_iso(since, "since"),
+            until=parse_iso(until, "until"),
+            signals=tuple(dict.fromkeys(s.strip().lower() for s in signals)),
+            session_id=session_id.strip(),
+            include_history=include_history,
+            entity_keys=_entity_keys(self._checked_text(entity, "entity")) if entity.strip() else (),
+        )
+        check_signals(query.signals)
+        return query
+
+    def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
+        wanted = list(dict.fromkeys(i.strip() for i in ids))
+        if not wanted or any(not i for i in wanted):
+            raise InvalidArgument("ids must be a non-empty list of memory ids")
+        if len(wanted) > self._limits.max_ids_per_open:
+            raise InvalidArgument(f"ids: at most {self._limits.max_ids_per_open} per call, got {len(wanted)}")
+        found = {row.id: row for row in self._repository.get_many(wanted, visible_namespaces(namespace))}
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            raise NotFound(f"no memory with id {', '.join(missing)} in namespace {namespace!r}")
+        return [found[i] for i in wanted]
+
+    def touch(self, namespace: str, memory_id: str, boost_strength: bool) -> MemoryRow:
+        if not memory_id.strip():
+            raise InvalidArgument("id must not be empty")
+        row = self._repository.record_use(
+            memory_id.strip(), visible_namespaces(namespace), utc_now(), TOUCH_BOOST if boost_strength else 0.0
+        )
+        if row is None:
+            raise NotFound(f"no memory with id {memory_id} in namespace {namespace!r}")
+        self._rows.put([row])
+        return row
+
+    # -- dynamics ----------------------------------------------------------------------------------------------
+
+    def observe_usage(self, namespace: str, ids: Iterable[str], response: str) -> tuple[list[MemoryRow], list[str]]:
+        """Reinforce the retrieved memories the response drew on; report the others as unused."""
+        self._checked_text(response, "response")
+        rows = self.open(namespace, ids)
+        used = [self.touch(namespace, row.id, boost_strength=True) for row in rows if used_by(row, response)]
+        used_ids = {row.id for row in used}
+        return used, [row.id for row in rows if row.id not in used_ids]
+
+    def promote(self, namespace: str, ids: Iterable[str], auto: bool) -> list[MemoryRow]:
+        ids = [i.strip() for i in ids if i.strip()]
+        if not ids and not auto:
+            raise InvalidArgument("promote_memory needs ids, or auto=true to promote by the rule")
+        chosen = [row.id for row in self.open(namespace, ids)] if ids else []
+        if auto:
+            chosen += [row.id for row in self._repository.all_in(namespace) if should_promote(row) and not row.long_term]
+        promoted = self._repository.set_long_term(list(dict.fromkeys(chosen)), (namespace,)) if chosen else []
+        self._rows.put(promoted)
+        return promoted
+
+    def collect_garbage(self, namespace: str, dry_run: bool, threshold: float | None) -> tuple[list[str], int, int]:
+        """(archived ids, memories checked, long-term memories kept); archiving never deletes."""
+        rows = self._repository.all_in(namespace)
+        doomed = to_archive(rows, self._retrieval, threshold)
+        if not dry_run and doomed:
+            now = utc_now()
+            self._repository.archive([r.id for r in doomed], now)
+            self._rows.put(replace(r, archived_at=now) for r in doomed)
+        return [r.id for r in doomed], len(rows), sum(r.long_term for r in rows)
+
+    def clusters(self, namespace: str, similarity: float | None, limit: int) -> list[Cluster]:
+        similarity, limit = checked_cluster_settings(similarity, limit)
+        ids, texts, matrix, superseded = self._repository.embeddings(namespace)
+        keep = [i for i, memory_id in enumerate(ids) if memory_id not in superseded]
+        return clusters_of([ids[i] for i in keep], [texts[i] for i in keep], matrix[keep], similarity, limit)
+
+    def consolidate(self, namespace: str, ids: Iterable[str], content: str) -> tuple[MemoryRow, list[str]]:
+        """One new memory from several, with provenance in meta; the originals are superseded by it."""
+        wanted = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+        if not 2 <= len(wanted) <= MAX_CONSOLIDATE:
+            raise InvalidArgument(f"ids: consolidate 2 to {MAX_CONSOLIDATE} memories, got {len(wanted)}")
+        originals = self.open(namespace, wanted)
+        text = content.strip() or " ".join(dict.fromkeys(row.content.strip() for row in originals))
+        merged = NewMemory(
+            content=text, tags=tuple(dict.fromkeys(t for row in originals for t in row.tags))[: self._limits.max_tags],
+            entities=tuple(dict.fromkeys(e for row in originals for e in row.entities))[: self._limits.max_entities],
+            strength=min(2.0, max(row.strength for row in originals)), source="consolidation",
+            meta={"consolidated_from": wanted}, extract_facts=False,
+        )
+        row = self._validated_row(namespace, merged)
+        embeddings = self._embeddings([row.content])
+        self._repository.insert(row, embeddings[0] if embeddings else None)
+        self._stored([row])
+        if embeddings:
+            self._vectors.add(namespace, [(row.id, row.content, embeddings[0])])
+        self._supersede(row, wanted)
+        return row, wanted
+
+    def export(self, namespace: str, offset: int, limit: int) -> tuple[list[MemoryRow], int]:
+        if offset < 0 or not 0 <= limit <= 1000:
+            raise InvalidArgument("offset must be >= 0 and limit between 1 and 1000")
+        limit = limit or 500
+        rows = self._repository.page(namespace, offset, limit)
+        return rows, (offset + len(rows) if len(rows) == limit else 0)
+
+    def import_items(self, items: Iterable[ImportItem]) -> ImportOutcome:
+        """Store records in batches; each bad record is reported by id and skipped, the rest go in."""
+        outcome = ImportOutcome()
+        batch: list[ImportItem] = []
+        for item in items:
+            batch.append(item)
+            if len(batch) >= IMPORT_BATCH:
+                self._import_batch(batch, outcome)
+                batch = []
+        self._import_batch(batch, outcome)
+        return outcome
+
+    def count(self) -> int:
+        return self._repository.count()
+
+    def forget_indexes(self, namespaces: Iterable[str]) -> None:
+        """Rows reached these namespaces behind the indexes' back (a restore): drop the indexes so the next search
+        reloads them from the store. The row cache needs nothing: it holds no id the restore could add."""
+        for namespace in namespaces:
+            self._lexical.forget(namespace)
+            self._vectors.forget(namespace)
+
+    def recent(self, namespace: str, limit: int) -> list[MemoryRow]:
+        return self._repository.recent(visible_namespaces(namespace), limit)
+
+    def _import_batch(self, batch: list[ImportItem], outcome: ImportOutcome) -> None:
+        rows: list[MemoryRow] = []
+        seen: set[tuple[str, str]] = set()
+        by_namespace: dict[str, list[str]] = {}
+        for item in batch:
+            by_namespace.setdefault(item.namespace, []).append(item.external_id)
+        existing = {
+            (ns, ext) for ns, ids in by_namespace.items() for ext in self._repository.existing_external_ids(ns, ids)
+        }
+        for item in batch:
+            key = (item.namespace, item.external_id)
+            if item.external_id and (key in existing or key in seen):
+                outcome.skipped += 1
+                continue
+            try:
+                row = self._validated_row(checked_namespace(item.namespace), NewMemory(
+                    content=item.text, source=f"import:{item.speaker}" if item.speaker else "import",
+                    session_id=item.session))
+                created = parse_iso(item.timestamp, "timestamp")
+            except InvalidArgument as error:
+                outcome.errors.append(f"record {item.external_id or '(no id)'}: {error}")
+                continue
+            if created is not None:
+                row = replace(row, created_at=created, last_used_at=created)
+            rows.append(replace(row, external_id=item.external_id or None))
+            seen.add(key)
+        # Records are applied in the order they happened, not the order they arrived, so updates find what they update.
+        rows.sort(key=lambda r: r.created_at)
+        embeddings = self._embeddings([row.content for row in rows])
+        updates = self._index_and_find_updates(rows, embeddings)
+        self._repository.insert_many(rows, embeddings)
+        self._stored(rows)
+        now = utc_now()
+        self._repository.mark_superseded_many(updates, now)
+        for old_id, new_id in updates:
+            self._rows.mark_superseded(old_id, new_id, now)
+        outcome.imported += len(rows)
+
+    def _index_and_find_updates(self, rows: list[MemoryRow], embeddings) -> list[tuple[str, str]]:
+        """Add the rows to the vector index one by one, oldest first, checking each against what came before.
+
+        Returns (older id, newer id) pairs where dedup says the newer record updates the older one. A record
+        older than the memory it matches (a late arrival) is itself the superseded one.
+        """
+        if embeddings is None:
+            return []
+        checker = self._activation.dedup if self._activation and self._activation.settings.dedup else None
+        limit = self._activation.settings.dedup_candidates if checker else 0
+        in_batch = {row.id: row for row in rows}
+        updates: list[tuple[str, str]] = []
+        for position, (row, vector) in enumerate(zip(rows, embeddings, strict=True)):
+            pair = None
+            implicit = self._implicit_import_update(row, vector, rows[:position])
+            announced = [] if implicit else self._announced_updates(row, vector, in_batch)
+            if implicit is not None:
+                # As on save: what "it" was is kept as context, so the update is found by the old subject.
+                rows[position] = row = replace(row, context=row.context or f"re: {implicit.content}")
+                pair = (implicit.id, row.id)
+                updates.append(pair)
+            elif announced:
+                updates += [(old.id, row.id) for old in announced[1:]]
+                pair = (announced[0].id, row.id)
+                updates.append(pair)
+                for old in announced[1:]:
+                    self._vectors.mark_superseded(row.namespace, old.id, row.id)
+            elif checker is not None:
+                nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
+                verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
+                # Imported logs hold many look-alike lines ("turn 5", "turn 6"); without a stated change only
+                # a near-paraphrase counts as an update.
+                if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id and (
+                        announces_change(row.content) or verdict.similarity >= IMPORT_UPDATE_SIMILARITY):
+                    other = in_batch.get(verdict.memory_id) or next(
+                        iter(self._rows.get_many([verdict.memory_id], (row.namespace,))), None)
+                    if other is not None:
+                        pair = (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
+                        updates.append(pair)
+            self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
+            if pair is not None:
+                self._vectors.mark_superseded(row.namespace, *pair)
+        return updates
+
+    def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
+        """An imported record that announces a change without naming its subject ("we moved it to Thursdays"):
+        the most similar earlier memory of its session, from this batch or the store."""
+        if not row.session_id or not _points_back_to_change(row.content):
+            return None
+        earlier = {m.id: m for m in earlier_in_batch[-SESSION_LOOKBACK * 4:]
+                   if m.session_id == row.session_id and m.namespace == row.namespace}
+        earlier.update((m.id, m) for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
+                       if m.created_at <= row.created_at)
+        earlier = {m: memory for m, memory in earlier.items() if shares_topic(row.content, memory.content)}
+        return self._closest(row.namespace, vector, earlier) if earlier else None
+
+    def _announced_updates(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> list[MemoryRow]:
+        """The older current memories a memory announcing a change ("we moved deploys to Thursdays", "the plan went
+        up to 12 dollars", "I misread the booking") updates: the closest on its topic, and a second one nearly as
+        close (a reversal "back to Django" matches both the original and what replaced it). A match with an
+        outdated version stands for the topic's current version: "we bought a car again" is closest to "we have a
+        car", but what it changes is "we sold the car"."""
+        if vector is None or not announces_change(row.content):
+            return []
+        close: dict[str, float] = {}
+        returning = announces_return(row.content)
+        for m, text, s in self._vectors.nearest(row.namespace, vector, 5):
+            current = self._vectors.current_version(row.namespace, m)
+            # A state said to be back ("we bought a car again") restates a replaced version, often in other words:
+            # a replaced version on its topic is enough from the lower cosine of a stated update.
+            restated = returning and current != m and s >= RETURN_SIMILARITY and shares_topic(row.content, text)
+            if (s >= ANNOUNCED_UPDATE_SIMILARITY or restated) and current != row.id and s > close.get(current, -1.0) \
+                    and not names_other_instance(row.content, text):  # "production has SSO" is not about staging
+                close[current] = s
+        if not close:
+            return []
+        missing = [m for m in close if m not in known]
+        rows = {**{m: known[m] for m in close if m in known},
+                **{r.id: r for r in self._rows.get_many(missing, (row.namespace,))}}
+        older = sorted(((rows[m], s) for m, s in close.items() if m in rows and rows[m].created_at <= row.created_at),
+                       key=lambda pair: -pair[1])
+        return [m for m, s in older[:2] if s >= older[0][1] - SECOND_UPDATE_MARGIN]
+
+    def _embeddings(self, texts: list[str]) -> list | None:
+        if self._activation is None or not texts:
+            return None
+        # Batches of similar length: each is padded to its longest text, so mixing lengths wastes most of the work.
+        # The encoder runs one thread per call (what a single message wants); batches run side by side on the cores.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batches = [order[start: start + EMBED_BATCH] for start in range(0, len(order), EMBED_BATCH)]
+        chunks = list(_embedding_pool().map(lambda batch: self._activation.embed([texts[i] for i in batch]), batches))
+        if any(chunk is None for chunk in chunks):
+            return None
+        vectors: list = [None] * len(texts)
+        for batch, chunk in zip(batches, chunks, strict=True):
+            for i, vector in zip(batch, chunk, strict=True):
+                vectors[i] = vector
+        return vectors
+
+    def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
+        limits = self._limits
+        content = self._checked_text(new.content, "content")
+        strength = DEFAULT_STRENGTH if new.strength is None else new.strength
+        if not 0.0 <= strength <= MAX_STRENGTH:
+            raise InvalidArgument(f"strength must be between 0.0 and {MAX_STRENGTH}, got {strength}")
+        entities = tuple(dict.fromkeys(e.strip() for e in new.entities if e.strip()))
+        if len(entities) > limits.max_entities:
+            raise InvalidArgument(f"entities: at most {limits.max_entities}, got {len(entities)}")
+        meta_size = len(json.dumps(new.meta))
+        if meta_size > limits.max_meta_bytes:
+            raise InvalidArgument(f"meta is {meta_size} bytes of JSON; the limit is {limits.max_meta_bytes} bytes")
+        now = utc_now()
+        return MemoryRow(
+            id=new_memory_id(), namespace=namespace, content=content, tags=self._clean_tags(new.tags),
+            entities=entities, strength=strength, created_at=now, last_used_at=now, use_count=0,
+            source=new.source, context=new.context, session_id=new.session_id, meta=dict(new.meta),
+        )
+
+    def _checked_text(self, text: str, field: str) -> str:
+        """The text stripped; empty or over the size limit is an error naming the field and the limit."""
+        stripped = text.strip()
+        if not stripped:
+            raise InvalidArgument(f"{field} must not be empty")
+        size = len(stripped.encode("utf-8"))
+        if size > self._limits.max_content_bytes:
+            raise InvalidArgument(f"{field} is {size} bytes; the limit is {self._limits.max_content_bytes} bytes")
+        return stripped
+
+    def _clean_tags(self, tags: Iterable[str]) -> tuple[str, ...]:
+        cleaned = tuple(dict.fromkeys(t.strip().lower() for t in tags if t.strip()))
+        if len(cleaned) > self._limits.max_tags:
+            raise InvalidArgument(f"tags: at most {self._limits.max_tags}, got {len(cleaned)}")
+        for tag in cleaned:
+            if len(tag) > self._limits.max_tag_chars:
+                raise InvalidArgument(f"tags: {tag[:20]!r}… is longer than {self._limits.max_tag_chars} characters")
+        return cleaned

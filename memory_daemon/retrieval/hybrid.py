@@ -1,0 +1,353 @@
+"""Hybrid retrieval: BM25, dense cosine, graph spreading activation and temporal decay, fused by weighted RRF."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from memory_daemon.core.config import RetrievalSettings
+from memory_daemon.core.errors import InvalidArgument
+from memory_daemon.retrieval.lexical import LexicalIndex
+from memory_daemon.retrieval.row_cache import RowCache
+from memory_daemon.store import MemoryRow
+from memory_daemon.core.timefmt import utc_now
+from memory_daemon.retrieval.vectors import VectorIndex
+from preprocessing.dedup import (
+    UPDATE_MARGIN, DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, announces_return, contradicts,
+    shares_topic,
+)
+from preprocessing.terms import asks_about_the_past, salient_keys
+
+SIGNALS = ("lexical", "dense", "graph", "temporal")
+RETRIEVERS = ("lexical", "dense", "graph")  # temporal only re-ranks what these found
+FEEDBACK_HITS = 3
+MAX_KEY_MEMORIES = 100  # an entity more memories mention than this is a hub: it carries no activation
+STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for
+SAME_TOPIC_SIMILARITY = 0.65  # cosine between two hits above which they are versions of one statement
+# The lower cosine from which two hits are versions of one statement when more than the embedding says so (the newer
+# says an earlier state is back, or dedup reads it as an update of the older): dedup's floor for a stated update.
+STATED_UPDATE_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
+MAX_SUCCESSION_STEPS = 16  # how far a chain of updates is followed to reach the current version
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    namespaces: tuple[str, ...]
+    text: str
+    limit: int
+    tags: tuple[str, ...] = ()
+    since: datetime | None = None
+    until: datetime | None = None
+    signals: tuple[str, ...] = ()
+    session_id: str = ""
+    entity_keys: tuple[str, ...] = ()  # only memories that mention this entity (any of its canonical keys)
+    include_history: bool = False  # rank superseded memories by relevance (x STALE_FACTOR), not after every current one
+    # (a query about the past, "what did we use before X?", always does, and without the factor)
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    memory: MemoryRow
+    score: float
+    signal_scores: dict[str, float] = field(default_factory=dict)
+
+
+def decay(age_days: float, half_life_days: float, model: str) -> float:
+    """How much of a memory's strength is left after age_days: exponential, or power law with the same half-life."""
+    age_days = max(age_days, 0.0)
+    if model == "power":
+        # (1 + t/s)^-a halves at t = half_life with a = 1 and s = half_life; it keeps a long tail.
+        return 1.0 / (1.0 + age_days / half_life_days)
+    return math.pow(0.5, age_days / half_life_days)
+
+
+def temporal_score(memory: MemoryRow, now: datetime, settings: RetrievalSettings) -> float:
+    """Strength, decayed since last use, lifted by how often the memory was used (spaced repetition)."""
+    age_days = (now - memory.last_used_at).total_seconds() / 86400
+    return memory.strength * decay(age_days, settings.half_life_days, settings.decay_model) * (
+        1.0 + settings.use_boost * math.log1p(memory.use_count))
+
+
+def check_signals(signals: Sequence[str]) -> None:
+    unknown = sorted(set(signals) - set(SIGNALS))
+    if unknown:
+        raise InvalidArgument(f"signals: unknown {', '.join(unknown)}; use any of {', '.join(SIGNALS)}")
+
+
+def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: float) -> dict[str, float]:
+    """Weighted reciprocal-rank fusion: sum over signals of weight / (k + rank).
+
+    Equal scores share a rank, so a signal that cannot tell two memories apart leaves the choice to the others.
+    """
+    fused: dict[str, float] = {}
+    for signal, by_memory in scores.items():
+        weight = weights.get(signal, 0.0)
+        rank, previous = 0, None
+        for position, (memory_id, score) in enumerate(sorted(by_memory.items(), key=lambda x: -x[1]), 1):
+            if score != previous:
+                rank, previous = position, score
+            fused[memory_id] = fused.get(memory_id, 0.0) + weight / (k + rank)
+    # A candidate a signal did not find ranks just after everything it did find.
+    everyone = set(fused)
+    for signal, by_memory in scores.items():
+        if by_memory:
+            missing_share = weights.get(signal, 0.0) / (k + len(by_memory) + 1)
+            for memory_id in everyone - by_memory.keys():
+                fused[memory_id] += missing_share
+    return fused
+
+
+_DEDUP = DeduplicationChecker()
+
+
+def _updates(newer: MemoryRow, older: MemoryRow, similarity: float) -> bool:
+    """Dedup reads the newer memory as an update of the older one (same subject, another value)."""
+    return _DEDUP.compare(newer.content, DedupCandidate(older.id, older.content, similarity)).action \
+        == DedupAction.UPDATE_CANDIDATE
+
+
+def activated_entities(lexical: LexicalIndex, namespaces: Sequence[str], seeds: dict[str, float],
+                       found: dict[str, dict[str, float]], hop_decay: float,
+                       neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None) -> dict[str, float]:
+    """Entity key -> activation: the seeds (the query's entities), the entities of the best text matches (decayed
+    by hop and by rank), then one hop over active facts from each of them."""
+    activation = dict(seeds)
+    feedback = list(dict.fromkeys(
+        m for scores in found.values() for m, _ in heapq.nlargest(FEEDBACK_HITS, scores.items(), key=lambda x: x[1])
+    ))[:FEEDBACK_HITS]
+    for rank, keys in enumerate(lexical.entities_of(namespaces, feedback).values()):
+        for key in keys:
+            activation[key] = max(activation.get(key, 0.0), hop_decay * (0.8 ** rank))
+    if neighbours is not None:
+        for key, weight in list(activation.items()):
+            for neighbour, strength in neighbours(namespaces, key):
+                activation[neighbour] = max(activation.get(neighbour, 0.0), weight * hop_decay * strength)
+    return activation
+
+
+def spread(lexical: LexicalIndex, namespaces: Sequence[str], activation: dict[str, float]) -> dict[str, float]:
+    """Documents mentioning activated entities, each scored by the activation it receives."""
+    scores: dict[str, float] = {}
+    for key, documents in lexical.memories_with_entities(namespaces, activation, MAX_KEY_MEMORIES).items():
+        share = activation[key] / math.sqrt(len(documents))  # a key many documents share says little
+        for document in documents:
+            scores[document] = scores.get(document, 0.0) + share
+    return scores
+
+
+class HybridRetriever:
+    """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
+
+    def __init__(self, rows: RowCache, lexical: LexicalIndex, vectors: VectorIndex,
+                 embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
+                 graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None) -> None:
+        self._row_cache = rows
+        self._lexical = lexical
+        self._vectors = vectors
+        self._embed = embed
+        self._settings = settings
+        self._graph_neighbours = graph_neighbours  # entity key -> [(neighbour key, weight)] over active facts
+
+    def search(self, query: SearchQuery) -> list[ScoredMemory]:
+        signals = query.signals or SIGNALS
+        check_signals(signals)
+        depth = max(self._settings.candidates, query.limit * 3)
+        found: dict[str, dict[str, float]] = {}
+        if "lexical" in signals:
+            found["lexical"] = dict(self._lexical.search(query.namespaces, query.text, depth))
+        if "dense" in signals:
+            found["dense"] = self._dense(query, depth)
+        if "graph" in signals:
+            found["graph"] = self._graph(query, found, depth)
+        candidates = {m for scores in found.values() for m in scores}
+        if query.entity_keys:
+            mentioning = set().union(*self._lexical.memories_with_entities(query.namespaces, query.entity_keys).values())
+            candidates &= mentioning
+            found = {s: {m: v for m, v in scores.items() if m in mentioning} for s, scores in found.items()}
+        if not candidates and signals != ("temporal",):
+            return []
+        rows = {r.id: r for r in self._rows(query, candidates, signals)}
+        current_of = self._pass_relevance_to_successors(query, found, rows, signals)
+        if "temporal" in signals:
+            now = utc_now()
+            found["temporal"] = {m: temporal_score(r, now, self._settings) for m, r in rows.items()}
+        eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
+        fused = fuse(eligible, self._settings.weights(), self._settings.rrf_k)
+        # A question about the past ("what did we use before X?") is answered by outdated memories: they keep
+        # their full score, and the newest version of a statement is not moved ahead of them.
+        looking_back = asks_about_the_past(query.text)
+        for memory_id, row in rows.items():
+            if row.superseded_by and memory_id in fused and not looking_back:
+                fused[memory_id] *= STALE_FACTOR
+        # A superseded memory never outranks a current one unless history is asked for; it still fills the
+        # places no current memory matches, so questions about the past keep their evidence.
+        history = query.include_history or looking_back
+        stale_last = (lambda m: rows[m].superseded_by is not None) if not history else (lambda m: False)
+        ranked = sorted(fused, key=lambda m: (stale_last(m), -fused[m], -rows[m].created_at.timestamp()))[: query.limit]
+        if not looking_back:
+            ranked = self._newest_first_within_topics(ranked, rows, query.include_history, current_of)
+        return [ScoredMemory(rows[m], fused[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
+                for m in ranked]
+
+    def _newest_first_within_topics(self, ranked: list[str], rows: dict[str, MemoryRow], include_history: bool,
+                                    current_of: dict[str, str]) -> list[str]:
+        """Among the hits, versions of one statement ("clusters run Kubernetes 1.28" and, later, "all clusters are
+        on 1.30") keep the places they earned, but the newest takes the best of them: an update that was never
+        marked as one still answers before what it replaced. Only returned hits move, so what is found stays the
+        same; superseded memories are left where they are.
+
+        Versions of one statement are hits at SAME_TOPIC_SIMILARITY that contradict each other (compatible facts
+        on one topic, "the office opens at 8:00" and "the office opens on Fridays too", keep their order), and, from
+        STATED_UPDATE_SIMILARITY:
+        - a newer hit that says an earlier state is back ("we are back to gofumpt", "fully remote again") and an
+          older current hit on its topic: a reversal often shares few words with what it reverses;
+        - an older hit and the current version of a superseded hit that repeats it, or that dedup reads as its
+          update: "billing runs on MySQL 5.7", said again just before "we'll move it to Postgres 16", or "my manager
+          is Peter Lang" before the chain "... is Mei Lin" -> "... is now Sofia Lindqvist", is outdated too."""
+        head = [m for m in ranked if include_history or not rows[m].superseded_by]
+        if len(head) < 2:
+            return ranked
+        in_head = set(head)
+        # A superseded hit stands for the current version it leads to, when that version is a hit as well.
+        stand_ins = {} if include_history else {
+            m: current for m in ranked if (current := current_of.get(m)) in in_head
+            and rows[current].namespace == rows[m].namespace}
+        nodes = head + list(stand_ins)
+        vectors: dict[str, np.ndarray] = {}
+        for namespace in {rows[m].namespace for m in nodes}:
+            vectors.update(self._vectors.vectors_of(namespace, [m for m in nodes if rows[m].namespace == namespace]))
+        nodes = [m for m in nodes if m in vectors]
+        if sum(m in in_head for m in nodes) < 2:
+            return ranked
+        matrix = np.stack([vectors[m] for m in nodes])
+        cosine = matrix @ matrix.T
+        position = {m: i for i, m in enumerate(nodes)}
+        group = list(range(len(nodes)))  # union-find over "same statement" pairs
+
+        def root(i: int) -> int:
+            while group[i] != i:
+                group[i] = group[group[i]]
+                i = group[i]
+            return i
+
+        returns = {m: announces_return(rows[m].content) for m in head}
+        for i in range(len(nodes)):
+            for j in range(i + 1, len(nodes)):
+                first, second = nodes[i], nodes[j]
+                if rows[first].namespace != rows[second].namespace or cosine[i, j] < STATED_UPDATE_SIMILARITY:
+                    continue
+                if first in in_head and second in in_head:
+                    if root(i) == root(j):
+                        continue
+                    if cosine[i, j] >= SAME_TOPIC_SIMILARITY and contradicts(rows[first].content, rows[second].content) \
+                            or self._returns_to(rows[first], rows[second], returns) \
+                            or self._returns_to(rows[second], rows[first], returns):
+                        group[root(j)] = root(i)
+                elif (first in stand_ins) != (second in stand_ins):
+                    stale, other = (first, second) if first in stand_ins else (second, first)
+                    current = stand_ins[stale]
+                    if current not in position or other == current \
+                            or rows[other].created_at >= rows[current].created_at:
+                        continue
+                    repeats = cosine[i, j] >= SAME_TOPIC_SIMILARITY and not contradicts(
+                        rows[other].content, rows[stale].content)
+                    if repeats or _updates(rows[current], rows[other], float(cosine[position[current], position[other]])):
+                        group[root(position[other])] = root(position[current])
+        members: dict[int, list[str]] = {}
+        for i, memory_id in enumerate(nodes):
+            if memory_id in in_head:
+                members.setdefault(root(i), []).append(memory_id)
+        placed = {}
+        for ids in members.values():
+            if len(ids) > 1:
+                newest_first = sorted(ids, key=lambda m: -rows[m].created_at.timestamp())
+                placed.update(zip(ids, newest_first))  # ids are in rank order: the best place goes to the newest
+        return [placed.get(m, m) for m in ranked]
+
+    @staticmethod
+    def _returns_to(newer: MemoryRow, older: MemoryRow, returns: dict[str, bool]) -> bool:
+        """The newer memory says an earlier state is back, and the older, current one shares its topic."""
+        return returns[newer.id] and newer.created_at > older.created_at and not older.superseded_by \
+            and shares_topic(newer.content, older.content)
+
+    def _pass_relevance_to_successors(self, query: SearchQuery, found: dict[str, dict[str, float]],
+                                      rows: dict[str, MemoryRow], signals: Sequence[str]) -> None:
+        """A question that matches an outdated memory is answered by its current version, whatever words that uses.
+
+        "We moved deploys to Thursdays" may share no word with "which day do we deploy?", while the memory it
+        superseded ("Deploys are on Tuesdays") matches well: each signal's score for a superseded memory is
+        carried, at most, to the end of its chain of successors (added to `rows` when it passes the filters).
+
+        Returns each superseded memory's current version (the versions between them included), for the memories
+        whose chain could be followed to its end."""
+        successor_of = {m: r.superseded_by for m, r in rows.items() if r.superseded_by}
+        current_of: dict[str, str] = {}
+        for stale_id in successor_of:
+            seen, step = {stale_id}, successor_of[stale_id]
+            for _ in range(MAX_SUCCESSION_STEPS):
+                if step not in rows:
+                    fetched = self._rows(query, {step}, signals)
+                    if not fetched:
+                        break
+                    rows[step] = fetched[0]
+                successor = rows[step].superseded_by
+                if not successor or successor in seen:
+                    for version in seen:
+                        current_of.setdefault(version, step)
+                    break
+                seen.add(step)
+                step = successor
+        for signal, scores in found.items():
+            for stale_id, current_id in current_of.items():
+                if stale_id in scores and scores[stale_id] > scores.get(current_id, float("-inf")):
+                    scores[current_id] = scores[stale_id]
+        return current_of
+
+    def _dense(self, query: SearchQuery, depth: int) -> dict[str, float]:
+        vector = self._embed(query.text)
+        if vector is None:
+            return {}
+        found: dict[str, float] = {}
+        for namespace in query.namespaces:
+            for memory_id, _text, similarity in self._vectors.nearest(namespace, vector, depth):
+                if similarity >= self._settings.min_dense_similarity:
+                    found[memory_id] = similarity
+        return found
+
+    def _graph(self, query: SearchQuery, found: dict[str, dict[str, float]], depth: int) -> dict[str, float]:
+        """Spreading activation: from the query's entities and those of the best text matches, two hops out.
+
+        Hop 1 is the memories mentioning an activated entity; hop 2 goes through the entities those memories
+        share and through active facts between entities, each hop decaying the activation.
+        """
+        namespaces = query.namespaces
+        hop_decay = self._settings.graph_hop_decay
+        known = self._lexical.known_entity_keys(namespaces)
+        activation = activated_entities(self._lexical, namespaces, {key: 1.0 for key in salient_keys(query.text) if key in known},
+                                        found, hop_decay, self._graph_neighbours)
+        scores = spread(self._lexical, namespaces, activation)
+        # Hop 2: the other entities of the memories reached first, activated in proportion to those memories.
+        top = heapq.nlargest(2 * FEEDBACK_HITS, scores.items(), key=lambda x: x[1])
+        best = top[0][1] if top else 0.0
+        second: dict[str, float] = {}
+        for memory_id, keys in self._lexical.entities_of(namespaces, [m for m, _ in top]).items():
+            for key in keys:
+                if key not in activation:
+                    second[key] = max(second.get(key, 0.0), hop_decay * scores[memory_id] / best)
+        for memory_id, score in spread(self._lexical, namespaces, second).items():
+            scores[memory_id] = scores.get(memory_id, 0.0) + score
+        return dict(heapq.nlargest(depth, scores.items(), key=lambda x: x[1]))
+
+    def _rows(self, query: SearchQuery, ids: set[str], signals: Sequence[str]) -> list[MemoryRow]:
+        rows = self._row_cache.get_many(list(ids), query.namespaces) if ids else []
+        return [r for r in rows
+                if set(query.tags) <= set(r.tags)
+                and (query.since is None or r.created_at >= query.since)
+                and (query.until is None or r.created_at < query.until)
+                and (not query.session_id or r.session_id == query.session_id)
+                and r.archived_at is None]
