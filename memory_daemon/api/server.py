@@ -156,9 +156,9 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
 
     model_loader = threading.Thread(target=load_models, name="cortexd-model-load", daemon=True)
     model_loader.start()
-    graph = GraphService(GraphRepository(database))
+    graph = GraphService(GraphRepository(database), settings.limits)
     sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
-    decisions = DecisionLog(DecisionRepository(database), sessions)
+    decisions = DecisionLog(DecisionRepository(database), sessions, limits=settings.limits)
     memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions)
     search = unified_search(memories, database, activation.embed, settings.retrieval, graph)
     compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions)
