@@ -23,6 +23,7 @@ from memory_daemon.activation.analyzer import ActivationPipeline
 from memory_daemon.core.config import DaemonSettings
 from memory_daemon.core.errors import CortexdError
 from memory_daemon.api.interceptors import AccessLogInterceptor, BearerTokenInterceptor, MetricsInterceptor
+from memory_daemon.api.request_decoding import RequestDecodingInterceptor
 from memory_daemon.api.lock import AlreadyRunning, DaemonLock
 from memory_daemon.core.logs import log_event
 from memory_daemon.graph.service import GraphService
@@ -176,6 +177,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
                                 activation.is_loaded)
         activation.stage_observer = metrics.observe_stage
         interceptors.append(MetricsInterceptor(metrics.observe_rpc))
+    interceptors.append(RequestDecodingInterceptor())  # last: it hands the servicers their requests
     if settings.token:
         # First: the interceptors after it cache one wrapped handler per method, so the token check must not be cached.
         interceptors.insert(0, BearerTokenInterceptor(settings.token))
