@@ -35,7 +35,8 @@ def undecodable_reason(descriptor: Descriptor, data: bytes, error: Exception) ->
     return f"{'.'.join(path) or descriptor.name} {problem}"
 
 
-def _problem(descriptor: Descriptor, data: bytes, path: tuple[str, ...], depth: int) -> tuple[tuple[str, ...], str] | None:
+def _problem(descriptor: Descriptor, data: bytes, path: tuple[str, ...],
+             depth: int) -> tuple[tuple[str, ...], str] | None:
     if depth > MAX_PROTOBUF_DEPTH:
         return path, f"nests messages more than {MAX_PROTOBUF_DEPTH} levels deep (a JSON value adds 3 levels)"
     position = 0
