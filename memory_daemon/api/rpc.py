@@ -20,7 +20,7 @@ from memory_daemon.api.decision_rpc import decision_message
 from memory_daemon.api.graph_rpc import episode_messages, fact_message
 from memory_daemon.core.config import Limits
 from memory_daemon.core.errors import InvalidArgument, Unavailable
-from memory_daemon.core.validation import json_depth
+from memory_daemon.core.validation import checked_text, json_depth
 from memory_daemon.context.preflight import TOKEN_ESTIMATOR, ContextCompiler
 from memory_daemon.memory.service import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
 from memory_daemon.journal.observations import Observation, ObservationRecorder
@@ -162,6 +162,8 @@ class MemoryRpc:
     def AnalyzeMessages(self, request: pb.AnalyzeMessagesRequest, caller: Caller) -> pb.AnalyzeMessagesReply:
         if len(request.items) > MAX_ANALYZE_BATCH:
             raise InvalidArgument(f"items: at most {MAX_ANALYZE_BATCH} per call, got {len(request.items)}")
+        for item in request.items:  # each id comes back in the reply
+            checked_text(item.id, "items.id", self.limits.max_id_chars, required=False)
         items = [AnalyzeItem(i.message, i.session_id, i.namespace or caller.namespace) for i in request.items]
         analyses = self._memories.analyze(items)
         return pb.AnalyzeMessagesReply(
