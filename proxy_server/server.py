@@ -11,10 +11,11 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from cortexd.v1 import cortexd_pb2 as pb
 from proxy_server.daemon_link import DaemonCallError, DaemonLink
-from proxy_server.stdio_guard import ParseErrorReplyingStream
+from proxy_server.stdio_guard import NoLines, read_host_messages
 
 if TYPE_CHECKING:  # imported when upstreams are configured: a proxy without them starts without these modules
     from proxy_server.upstream_config import ProxySettings
@@ -256,9 +257,14 @@ async def run_stdio(link: DaemonLink, version: str, settings: ProxySettings | No
     front = ProxyFront(link, version, settings)
 
     async def transport() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            guarded = ParseErrorReplyingStream(read_stream, write_stream)
-            await front.server.run(guarded, write_stream, front.initialization_options())
+        # stdout is the SDK's; stdin is read here, as bytes, so a line that is not UTF-8 is refused, not mended.
+        async with stdio_server(stdin=NoLines()) as (unused, write_stream):
+            await unused.aclose()
+            host_lines, messages = anyio.create_memory_object_stream[SessionMessage](0)
+            async with anyio.create_task_group() as group:
+                group.start_soon(read_host_messages, anyio.wrap_file(sys.stdin.buffer), host_lines, write_stream)
+                await front.server.run(messages, write_stream, front.initialization_options())
+                group.cancel_scope.cancel()
 
     await front.serving(transport)
 

@@ -12,7 +12,7 @@ from datetime import timedelta
 from google.protobuf.message import Message
 
 from cortexd.connect import IDEMPOTENCY_HEADER
-from memory_daemon.core.errors import InvalidArgument
+from memory_daemon.core.errors import InvalidArgument, known_fault
 from memory_daemon.core.logs import log_event
 from memory_daemon.store.idempotency import IdempotencyRepository, RememberedReply
 from memory_daemon.core.timefmt import format_iso, utc_now
@@ -71,8 +71,12 @@ class IdempotentReplies:
             try:
                 await self._run_blocking(self._remember, namespace, key,
                                          RememberedReply(method, digest, reply.SerializeToString(), utc_now()))
-            except Exception:  # the write is done; failing the call now would invite the duplicate the key prevents
-                log_event("idempotency_key_not_remembered", logging.ERROR, method=method, exc_info=True)
+            except Exception as error:
+                # The write is done; failing the call now would invite the duplicate the key prevents. A full disk
+                # is expected here: one line with its cause, no traceback.
+                fault = known_fault(error)
+                log_event("idempotency_key_not_remembered", logging.ERROR, method=method, exc_info=fault is None,
+                          **({"cause": str(fault)} if fault is not None else {}))
             return reply
         finally:
             del self._in_flight[slot]

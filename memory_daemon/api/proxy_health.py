@@ -15,6 +15,8 @@ STALE_AFTER_SECONDS = 3 * HEARTBEAT_SECONDS
 MAX_PROXIES = 256
 MAX_UPSTREAMS = 64
 MAX_ERROR_CHARS = 500
+# Room for MAX_UPSTREAMS upstreams, each with a full last_error; every live report goes out again in GetStatus.
+MAX_REPORT_BYTES = 64 * 1024
 
 
 class ProxyHealthBoard:
@@ -38,6 +40,8 @@ class ProxyHealthBoard:
         kept.reported_at = format_iso(utc_now())
         for upstream in kept.upstreams:
             upstream.last_error = upstream.last_error[:MAX_ERROR_CHARS]
+        if kept.ByteSize() > MAX_REPORT_BYTES:
+            raise InvalidArgument(f"proxy: the report is {kept.ByteSize()} bytes; the limit is {MAX_REPORT_BYTES}")
         now = time.monotonic()
         with self._lock:
             self._drop_stale(now)

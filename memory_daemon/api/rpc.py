@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 
 from google.protobuf import json_format
 
+from cortexd.connect import MAX_MESSAGE_BYTES
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon import __version__
 from memory_daemon.activation.analyzer import Analysis
@@ -16,7 +18,9 @@ from memory_daemon.api.caller import Caller
 from memory_daemon.graph.service import GraphService
 from memory_daemon.api.decision_rpc import decision_message
 from memory_daemon.api.graph_rpc import episode_messages, fact_message
+from memory_daemon.core.config import Limits
 from memory_daemon.core.errors import InvalidArgument, Unavailable
+from memory_daemon.core.validation import checked_text, json_depth
 from memory_daemon.context.preflight import TOKEN_ESTIMATOR, ContextCompiler
 from memory_daemon.memory.service import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
 from memory_daemon.journal.observations import Observation, ObservationRecorder
@@ -31,6 +35,25 @@ from memory_daemon.core.timefmt import format_iso
 from memory_daemon.context.unified_search import SearchResult, UnifiedSearch, checked_kinds
 
 MAX_ANALYZE_BATCH = 256
+# Replies that list memories stop short of this many bytes, far below the gRPC message limit: the MCP bridge carries
+# the same reply again as JSON, which is larger.
+REPLY_BUDGET_BYTES = MAX_MESSAGE_BYTES // 4
+# The meta a reply may carry; within these, the Memory nests well inside protobuf's 100-level decoding limit.
+_REPLY_META = Limits()
+
+
+def reply_meta(meta: dict) -> dict:
+    """The stored meta as a reply carries it. One past the limits (stored before they existed, or restored from an
+    old dump) is replaced by a note: packed as it is, it would fail every reply that carries it, searches included."""
+    depth = json_depth(meta)
+    if depth > _REPLY_META.max_meta_depth:
+        problem = f"nested {depth} levels deep, past the limit of {_REPLY_META.max_meta_depth}"
+    else:
+        size = len(json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8", errors="replace"))
+        if size <= _REPLY_META.max_meta_bytes:
+            return meta
+        problem = f"{size} bytes of JSON, past the limit of {_REPLY_META.max_meta_bytes}"
+    return {"cortexd_meta_omitted": f"this memory's meta is {problem}; the store keeps it (`cortexd export`)"}
 
 
 def memory_message(row: MemoryRow) -> pb.Memory:
@@ -42,8 +65,17 @@ def memory_message(row: MemoryRow) -> pb.Memory:
         archived_at=format_iso(row.archived_at) if row.archived_at else "",
         superseded_at=format_iso(row.superseded_at) if row.superseded_at else "",
     )
-    message.meta.update(row.meta)
+    message.meta.update(reply_meta(row.meta))
     return message
+
+
+def _meta_of(request: pb.SaveMemoryRequest) -> dict:
+    if not request.HasField("meta"):
+        return {}
+    try:
+        return json_format.MessageToDict(request.meta)
+    except ValueError:  # a NaN or infinite number_value, which JSON has no word for
+        raise InvalidArgument("meta holds NaN or an infinity, which JSON cannot carry") from None
 
 
 def dedup_message(verdict: DedupVerdict | None, content: str = "") -> pb.Deduplication | None:
@@ -99,12 +131,16 @@ class MemoryRpc:
         self._started = time.monotonic()
         self._transfer = StoreTransfer(DumpRepository(database), memories, graph)
 
+    @property
+    def limits(self) -> Limits:
+        return self._memories.limits
+
     def SaveMemory(self, request: pb.SaveMemoryRequest, caller: Caller) -> pb.SaveMemoryReply:
         new = NewMemory(
             content=request.content, tags=tuple(request.tags), entities=tuple(request.entities),
             strength=request.strength if request.HasField("strength") else None, source=request.source,
             context=request.context, session_id=request.session_id,
-            meta=json_format.MessageToDict(request.meta) if request.HasField("meta") else {},
+            meta=_meta_of(request),
             extract_facts=request.extract_facts if request.HasField("extract_facts") else None,
             supersedes=request.supersedes.strip(),
         )
@@ -126,6 +162,8 @@ class MemoryRpc:
     def AnalyzeMessages(self, request: pb.AnalyzeMessagesRequest, caller: Caller) -> pb.AnalyzeMessagesReply:
         if len(request.items) > MAX_ANALYZE_BATCH:
             raise InvalidArgument(f"items: at most {MAX_ANALYZE_BATCH} per call, got {len(request.items)}")
+        for item in request.items:  # each id comes back in the reply
+            checked_text(item.id, "items.id", self.limits.max_id_chars, required=False)
         items = [AnalyzeItem(i.message, i.session_id, i.namespace or caller.namespace) for i in request.items]
         analyses = self._memories.analyze(items)
         return pb.AnalyzeMessagesReply(
@@ -158,7 +196,7 @@ class MemoryRpc:
         names = self._graph.entity_names(caller.namespace, [f.subject_id for f in facts]) if facts else {}
         episodes = {e.id: e for e in episode_messages(self._graph, caller.namespace,
                                                       [r for r in rows if isinstance(r, EpisodeRow)])} if self._graph else {}
-        hits = []
+        hits, size = [], 0
         for result in results:
             hit = pb.SearchHit(kind=result.kind, score=round(result.score, 6), signal_scores=result.signal_scores)
             row = result.row
@@ -170,12 +208,19 @@ class MemoryRpc:
                 hit.episode.CopyFrom(episodes[row.id])
             else:
                 hit.decision.CopyFrom(decision_message(row))
+            size += hit.ByteSize()
+            if hits and size > REPLY_BUDGET_BYTES:
+                break  # the best hits come first: those that fit are answered rather than none
             hits.append(hit)
         return hits
 
     def OpenMemories(self, request: pb.OpenMemoriesRequest, caller: Caller) -> pb.OpenMemoriesReply:
         rows = self._memories.open(caller.namespace, request.ids)
-        return pb.OpenMemoriesReply(memories=[memory_message(r) for r in rows])
+        reply = pb.OpenMemoriesReply(memories=[memory_message(r) for r in rows])
+        if len(rows) > 1 and reply.ByteSize() > REPLY_BUDGET_BYTES:
+            raise InvalidArgument(f"ids: these {len(rows)} memories come to {reply.ByteSize()} bytes, more than one "
+                                  f"reply carries ({REPLY_BUDGET_BYTES}); open fewer at a time")
+        return reply
 
     def TouchMemory(self, request: pb.TouchMemoryRequest, caller: Caller) -> pb.TouchMemoryReply:
         row = self._memories.touch(caller.namespace, request.id, request.boost_strength)
@@ -261,7 +306,15 @@ class MemoryRpc:
 
     def ExportMemories(self, request: pb.ExportMemoriesRequest, caller: Caller) -> pb.ExportMemoriesReply:
         rows, next_offset = self._memories.export(caller.namespace, request.offset, request.limit)
-        return pb.ExportMemoriesReply(memories=[memory_message(r) for r in rows], next_offset=next_offset)
+        messages, size = [], 0
+        for row in rows:
+            message = memory_message(row)
+            size += message.ByteSize()
+            if messages and size > REPLY_BUDGET_BYTES:
+                # A shorter page: the next one starts at the first memory left out.
+                return pb.ExportMemoriesReply(memories=messages, next_offset=request.offset + len(messages))
+            messages.append(message)
+        return pb.ExportMemoriesReply(memories=messages, next_offset=next_offset)
 
     def ExportStore(self, request: pb.ExportStoreRequest, caller: Caller) -> Iterator[list[str]]:
         """The dump's lines, a chunk at a time (the servicer streams them)."""

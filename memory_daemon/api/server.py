@@ -23,6 +23,7 @@ from memory_daemon.activation.analyzer import ActivationPipeline
 from memory_daemon.core.config import DaemonSettings
 from memory_daemon.core.errors import CortexdError
 from memory_daemon.api.interceptors import AccessLogInterceptor, BearerTokenInterceptor, MetricsInterceptor
+from memory_daemon.api.request_decoding import RequestDecodingInterceptor
 from memory_daemon.api.lock import AlreadyRunning, DaemonLock
 from memory_daemon.core.logs import log_event
 from memory_daemon.graph.service import GraphService
@@ -156,9 +157,9 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
 
     model_loader = threading.Thread(target=load_models, name="cortexd-model-load", daemon=True)
     model_loader.start()
-    graph = GraphService(GraphRepository(database))
+    graph = GraphService(GraphRepository(database), settings.limits)
     sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
-    decisions = DecisionLog(DecisionRepository(database), sessions)
+    decisions = DecisionLog(DecisionRepository(database), sessions, limits=settings.limits)
     memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions)
     search = unified_search(memories, database, activation.embed, settings.retrieval, graph)
     compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions)
@@ -176,6 +177,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
                                 activation.is_loaded)
         activation.stage_observer = metrics.observe_stage
         interceptors.append(MetricsInterceptor(metrics.observe_rpc))
+    interceptors.append(RequestDecodingInterceptor())  # last: it hands the servicers their requests
     if settings.token:
         # First: the interceptors after it cache one wrapped handler per method, so the token check must not be cached.
         interceptors.insert(0, BearerTokenInterceptor(settings.token))

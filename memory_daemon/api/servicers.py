@@ -20,6 +20,7 @@ from memory_daemon.api.catalog import reply_to_json, tool_catalog
 from memory_daemon.core.errors import InvalidArgument, NotFound, grpc_status_of
 from memory_daemon.api.idempotency import IdempotentReplies, idempotency_key_of
 from memory_daemon.core.logs import log_event
+from memory_daemon.core.validation import loaded_json
 from memory_daemon.memory.service import checked_namespace
 from memory_daemon.api.caller import Caller
 from memory_daemon.api.rpc import RpcTable
@@ -49,6 +50,9 @@ async def abort_with(context: grpc.aio.ServicerContext, error: Exception) -> Non
     code, message = grpc_status_of(error)
     if code == grpc.StatusCode.INTERNAL:
         log_event("internal_error", logging.ERROR, exc_info=True)
+    elif code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        # Expected and the operator's to fix (a full disk): one line with the cause, no traceback.
+        log_event("resource_exhausted", logging.WARNING, cause=message)
     await context.abort(code, message)
 
 
@@ -184,10 +188,7 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
             binding = tool_catalog().get(request.name)
             if binding is None:
                 raise NotFound(f"no tool {request.name!r}; available: {', '.join(tool_catalog())}")
-            try:
-                arguments = json.loads(request.arguments_json or "{}")
-            except json.JSONDecodeError as error:
-                raise InvalidArgument(f"{request.name}: arguments are not valid JSON: {error}") from None
+            arguments = loaded_json(request.arguments_json or "{}", f"{request.name}: arguments")
             if not isinstance(arguments, dict):
                 raise InvalidArgument(f"{request.name}: arguments must be a JSON object")
             rpc_request = binding.parse_arguments(arguments)

@@ -11,6 +11,7 @@ from google.protobuf import json_format
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon.context import briefings
 from memory_daemon.core.errors import InvalidArgument, NotFound
+from memory_daemon.core.validation import checked_text
 from memory_daemon.api.caller import Caller
 from memory_daemon.api.rpc import RpcTable
 
@@ -134,6 +135,8 @@ def get_prompt(rpcs: RpcTable, caller: Caller, name: str, arguments: dict[str, s
             missing = [a.name for a in prompt.arguments if a.required and not arguments.get(a.name)]
             if missing:
                 raise InvalidArgument(f"prompt {name}: missing required argument {', '.join(missing)}")
+            for argument, value in arguments.items():  # each one becomes a compile_context task or prompt text
+                checked_text(value, argument, rpcs.memory.limits.max_query_chars, required=False)
             return pb.GetPromptReply(
                 description=prompt.description, messages=[pb.PromptMessage(role="user", text=prompt.render(rpcs, caller, arguments))]
             )

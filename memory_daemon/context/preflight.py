@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from memory_daemon.journal.decisions import DecisionLog
 from memory_daemon.core.errors import InvalidArgument, NotFound
+from memory_daemon.core.validation import checked_text
 from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.graph.service import GraphService
 from memory_daemon.memory.service import MemoryService
@@ -107,6 +108,9 @@ class ContextCompiler:
         task = task.strip()
         if not task:
             raise InvalidArgument("task must not be empty")
+        limits = self._memories.limits
+        checked_text(task, "task", limits.max_query_chars)
+        session_id = checked_text(session_id, "session_id", limits.max_id_chars, required=False)
         budget = DEFAULT_BUDGET if max_tokens is None else max_tokens
         if not MIN_BUDGET <= budget <= MAX_BUDGET:
             raise InvalidArgument(f"max_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, got {budget}")

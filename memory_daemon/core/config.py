@@ -20,17 +20,37 @@ def default_data_dir() -> Path:
 
 
 class Limits(BaseModel):
-    """Input bounds; every rejection names the limit it hit."""
+    """Input bounds, checked before anything is stored; every rejection names the field and the limit it hit.
+
+    Sizes in bytes are of the UTF-8 text; lengths in characters are of the text stripped. The README lists them."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    max_content_bytes: int = Field(64 * 1024, gt=0)
+    # memories
+    max_content_bytes: int = Field(64 * 1024, gt=0)  # also an analysed message and an observed response
+    max_context_bytes: int = Field(16 * 1024, gt=0)
+    max_source_chars: int = Field(1024, gt=0)  # room for a file path
+    max_id_chars: int = Field(200, gt=0)  # session, memory, fact, decision and external ids
     max_tags: int = Field(32, gt=0)
     max_tag_chars: int = Field(64, gt=0)
-    max_entities: int = Field(64, gt=0)
-    max_meta_bytes: int = Field(16 * 1024, gt=0)
+    max_entities: int = Field(64, gt=0)  # given by the caller or found by extraction
+    max_entity_chars: int = Field(200, gt=0)
+    max_meta_bytes: int = Field(16 * 1024, gt=0)  # compact JSON
+    max_meta_depth: int = Field(16, gt=0)  # objects and arrays inside one another
+    # reads
+    max_query_chars: int = Field(4096, gt=0)  # search queries, compile_context tasks, prompt arguments
     max_search_limit: int = Field(100, gt=0)
     max_ids_per_open: int = Field(100, gt=0)
+    # the knowledge graph
+    max_name_chars: int = Field(200, gt=0)  # subjects, entity names, files, relation ends
+    max_value_chars: int = Field(2000, gt=0)  # a fact's object, an episode's title
+    max_body_chars: int = Field(64 * 1024, gt=0)  # an episode's body
+    max_list_items: int = Field(100, gt=0)  # an episode's files and entities
+    # the decision log
+    max_question_chars: int = Field(2000, gt=0)
+    max_choice_chars: int = Field(500, gt=0)  # the chosen option and each other option
+    max_options: int = Field(20, gt=0)
+    max_reasoning_chars: int = Field(8000, gt=0)  # reasoning, and an outcome's learnings
 
 
 class ActivationSettings(BaseModel):

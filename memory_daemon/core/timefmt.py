@@ -18,7 +18,8 @@ def parse_iso(value: str, field: str) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(value.strip())
     except ValueError:
-        raise InvalidArgument(f"{field}: {value!r} is not an ISO-8601 time (e.g. 2026-03-01T12:00:00Z)") from None
+        shown = repr(value[:64]) + ("…" if len(value) > 64 else "")
+        raise InvalidArgument(f"{field}: {shown} is not an ISO-8601 time (e.g. 2026-03-01T12:00:00Z)") from None
     if parsed.tzinfo is not None:
         parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
     return parsed

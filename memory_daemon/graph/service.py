@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from memory_daemon.core.config import Limits
 from memory_daemon.graph.edges import EdgeIndex
 from memory_daemon.core.errors import InvalidArgument, NotFound
 from memory_daemon.core.validation import checked_text
@@ -31,10 +32,6 @@ ACCUMULATING_PREDICATES = frozenset({
     "uses", "depends_on", "has", "knows", "likes", "dislikes", "member_of", "works_with", "works_on", "contains",
     "calls", "imports", "integrates_with", "related_to", "mentions", "is_a", "supports", "speaks", "owns",
 })
-MAX_NAME_CHARS = 200
-MAX_VALUE_CHARS = 2000
-MAX_BODY_CHARS = 64 * 1024
-MAX_LIST_ITEMS = 100
 MAX_HOPS = 3
 DEFAULT_HOPS = 2
 MAX_NEIGHBOURHOOD = 200
@@ -142,10 +139,10 @@ class _Created:
     entities: list[EntityRow] = field(default_factory=list)
 
 
-def _list(values: Sequence[str], field_name: str, limit: int = MAX_LIST_ITEMS) -> tuple[str, ...]:
-    if len(values) > MAX_LIST_ITEMS:
-        raise InvalidArgument(f"{field_name}: at most {MAX_LIST_ITEMS} items, got {len(values)}")
-    return tuple(dict.fromkeys(checked_text(v, field_name, MAX_NAME_CHARS) for v in values))
+def _list(values: Sequence[str], field_name: str, limits: Limits) -> tuple[str, ...]:
+    if len(values) > limits.max_list_items:
+        raise InvalidArgument(f"{field_name}: at most {limits.max_list_items} items, got {len(values)}")
+    return tuple(dict.fromkeys(checked_text(v, field_name, limits.max_name_chars) for v in values))
 
 
 def _limit(value: int, default: int = DEFAULT_LIMIT) -> int:
@@ -155,8 +152,9 @@ def _limit(value: int, default: int = DEFAULT_LIMIT) -> int:
 
 
 class GraphService:
-    def __init__(self, repository: GraphRepository) -> None:
+    def __init__(self, repository: GraphRepository, limits: Limits = Limits()) -> None:
         self._repository = repository
+        self._limits = limits
         self._db = repository.database
         # Entities are never changed or deleted, so a name, once resolved, stays resolved; a name that resolved
         # to nothing stays unresolved until this service creates an entity with that key.
@@ -169,9 +167,11 @@ class GraphService:
 
     def upsert_fact(self, namespace: str, request: FactInput) -> FactOutcome:
         """Place a fact in its (subject, predicate) timeline: a change ends the value it replaces, a correction retracts it."""
-        subject = checked_text(request.subject, "subject", MAX_NAME_CHARS)
+        limits = self._limits
+        subject = checked_text(request.subject, "subject", limits.max_name_chars)
         predicate = normalised_predicate(request.predicate)
-        value = checked_text(request.object, "object", MAX_VALUE_CHARS)
+        value = checked_text(request.object, "object", limits.max_value_chars)
+        checked_text(request.corrects, "corrects", limits.max_id_chars, required=False)
         if request.object_kind not in ("", "entity", "literal"):
             raise InvalidArgument(f"object_kind must be 'entity', 'literal' or empty, got {request.object_kind!r}")
         confidence = 1.0 if request.confidence is None else request.confidence
@@ -185,7 +185,7 @@ class GraphService:
         if request.correction and request.valid_to:
             raise InvalidArgument("a correction covers the corrected fact's interval; leave valid_to empty")
         singular = request.singular if request.singular is not None else predicate not in ACCUMULATING_PREDICATES
-        source = checked_text(request.source, "source", MAX_NAME_CHARS, required=False)
+        source = checked_text(request.source, "source", limits.max_id_chars, required=False)
 
         created = _Created()
         with self._creating(created), self._db.transaction() as cursor:
@@ -251,6 +251,7 @@ class GraphService:
                 if fact_status(f, now) == "active"]
 
     def retire_fact(self, namespace: str, fact_id: str, valid_to_text: str) -> tuple[FactRow, tuple[str, ...]]:
+        fact_id = checked_text(fact_id, "fact_id", self._limits.max_id_chars)
         now = utc_now()
         valid_to = parse_iso(valid_to_text, "valid_to") or now
         with self._db.transaction() as cursor:
@@ -284,10 +285,10 @@ class GraphService:
         kind = request.kind.strip().lower()
         if kind not in kinds:
             raise InvalidArgument(f"kind {request.kind[:40]!r} is not one of: {', '.join(kinds)}")
-        title = checked_text(request.title, "title", MAX_VALUE_CHARS)
-        body = checked_text(request.body, "body", MAX_BODY_CHARS, required=False)
-        files = _list(request.files, "files")
-        mentions = _list(request.entities, "entities")
+        title = checked_text(request.title, "title", self._limits.max_value_chars)
+        body = checked_text(request.body, "body", self._limits.max_body_chars, required=False)
+        files = _list(request.files, "files", self._limits)
+        mentions = _list(request.entities, "entities", self._limits)
         now = utc_now()
         occurred_at = parse_iso(request.occurred_at, "occurred_at") or now
         created = _Created()
@@ -306,7 +307,7 @@ class GraphService:
         name = normalised_predicate(relation, "relation")
         visible = visible_namespaces(namespace)
         for field_name, node in (("from_id", from_id), ("to_id", to_id)):
-            if not self._repository.node_exists(visible, checked_text(node, field_name, MAX_NAME_CHARS)):
+            if not self._repository.node_exists(visible, checked_text(node, field_name, self._limits.max_name_chars)):
                 raise NotFound(f"no memory, entity, episode or fact with id {node!r} in namespace {namespace!r}")
         if from_id == to_id:
             raise InvalidArgument("a relation needs two different ids")
@@ -399,7 +400,7 @@ class GraphService:
         return [(self._keys_by_id[i], confidence) for i, confidence in others.items() if i in self._keys_by_id]
 
     def find_entity(self, namespace: str, reference: str) -> EntityRow:
-        reference = checked_text(reference, "entity", MAX_NAME_CHARS)
+        reference = checked_text(reference, "entity", self._limits.max_name_chars)
         visible = visible_namespaces(namespace)
         if reference.startswith("ent_"):
             found = self._repository.entities_by_id(visible, [reference])

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from memory_daemon.core.config import Limits
 from memory_daemon.core.errors import InvalidArgument, NotFound
 from memory_daemon.core.validation import checked_text
 from memory_daemon.graph.service import new_id, normalised_predicate
@@ -19,12 +20,6 @@ TIERS = ("hot", "warm", "cold")  # warmest first
 DEFAULT_CONFIDENCE = 0.8
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 200
-MAX_QUESTION_CHARS = 2000
-MAX_CHOICE_CHARS = 500  # the chosen option and each other option
-MAX_OPTIONS = 20
-MAX_REASONING_CHARS = 8000
-MAX_LEARNINGS_CHARS = 8000
-MAX_ID_CHARS = 200  # decision and session ids
 # The generated one-line summary: "Chose X over Y, Z for <question>: <short reasoning>".
 MAX_SUMMARY_CHARS = 240
 SUMMARY_PART_CHARS = {"chosen": 60, "other": 40, "question": 90, "reasoning": 80}
@@ -114,13 +109,13 @@ def _clip(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:-") + "…"
 
 
-def _options(values: Sequence[str], chosen: str) -> tuple[str, ...]:
+def _options(values: Sequence[str], chosen: str, limits: Limits) -> tuple[str, ...]:
     """The options, trimmed and without repeats (ignoring case); the chosen one is added when missing."""
-    if len(values) > MAX_OPTIONS:
-        raise InvalidArgument(f"options: at most {MAX_OPTIONS}, got {len(values)}")
+    if len(values) > limits.max_options:
+        raise InvalidArgument(f"options: at most {limits.max_options}, got {len(values)}")
     options: dict[str, str] = {}
     for position, value in enumerate(values, 1):
-        option = checked_text(value, f"options[{position}]", MAX_CHOICE_CHARS)
+        option = checked_text(value, f"options[{position}]", limits.max_choice_chars)
         options.setdefault(option.casefold(), option)
     options.setdefault(chosen.casefold(), chosen)
     return tuple(options.values())
@@ -165,8 +160,10 @@ class DecisionLog:
     """Decisions per namespace; logging one also puts it in its session's working memory."""
 
     def __init__(self, repository: DecisionRepository, sessions: SessionMemory | None = None,
-                 rules: TierRules = TierRules(), clock: Callable[[], datetime] = utc_now) -> None:
+                 rules: TierRules = TierRules(), clock: Callable[[], datetime] = utc_now,
+                 limits: Limits = Limits()) -> None:
         self._repository = repository
+        self._limits = limits
         self._db = repository.database
         self._sessions = sessions if sessions is not None else SessionMemory()
         self._rules = rules
@@ -184,14 +181,15 @@ class DecisionLog:
 
     def log_decision(self, namespace: str, new: NewDecision) -> DecisionRow:
         decision_type = normalised_predicate(new.type, "type")
-        question = checked_text(new.question, "question", MAX_QUESTION_CHARS)
-        chosen = checked_text(new.chosen, "chosen", MAX_CHOICE_CHARS)
-        options = _options(new.options, chosen)
-        reasoning = checked_text(new.reasoning, "reasoning", MAX_REASONING_CHARS, required=False)
+        limits = self._limits
+        question = checked_text(new.question, "question", limits.max_question_chars)
+        chosen = checked_text(new.chosen, "chosen", limits.max_choice_chars)
+        options = _options(new.options, chosen, limits)
+        reasoning = checked_text(new.reasoning, "reasoning", limits.max_reasoning_chars, required=False)
         confidence = DEFAULT_CONFIDENCE if new.confidence is None else new.confidence
         if not 0.0 <= confidence <= 1.0:
             raise InvalidArgument(f"confidence must be in [0, 1], got {confidence}")
-        session_id = checked_text(new.session_id, "session_id", MAX_ID_CHARS, required=False)
+        session_id = checked_text(new.session_id, "session_id", limits.max_id_chars, required=False)
         now = self._clock()
         row = DecisionRow(
             id=new_id("dec"), namespace=namespace, type=decision_type, question=question, options=options,
@@ -207,11 +205,11 @@ class DecisionLog:
     def record_outcome(self, namespace: str, decision_id: str, was_successful: bool, impact_score: float | None,
                        learnings: str) -> DecisionRow:
         """Record (or revise) how a decision turned out; this counts as an access to it."""
-        decision_id = checked_text(decision_id, "decision_id", MAX_ID_CHARS)
+        decision_id = checked_text(decision_id, "decision_id", self._limits.max_id_chars)
         impact = 0.0 if impact_score is None else impact_score
         if not -1.0 <= impact <= 1.0:
             raise InvalidArgument(f"impact_score must be in [-1, 1], got {impact}")
-        learnings = checked_text(learnings, "learnings", MAX_LEARNINGS_CHARS, required=False)
+        learnings = checked_text(learnings, "learnings", self._limits.max_reasoning_chars, required=False)
         now = self._clock()
         with self._db.transaction() as cursor:
             found = self._repository.by_id([namespace], [decision_id])
@@ -233,7 +231,7 @@ class DecisionLog:
     def list_decisions(self, namespace: str, session_id: str = "", decision_type: str = "", tier: str = "",
                        limit: int = 0) -> list[DecisionRow]:
         """Decisions newest first, narrowed by session, type and tier (as it was before this read)."""
-        session_id = checked_text(session_id, "session_id", MAX_ID_CHARS, required=False)
+        session_id = checked_text(session_id, "session_id", self._limits.max_id_chars, required=False)
         decision_type = normalised_predicate(decision_type, "type") if decision_type.strip() else ""
         tier = _tier_filter(tier)
         if not 0 <= limit <= MAX_LIMIT:
@@ -246,7 +244,7 @@ class DecisionLog:
             return self._accessed(cursor, rows, now)
 
     def get_decision(self, namespace: str, decision_id: str) -> DecisionRow:
-        decision_id = checked_text(decision_id, "decision_id", MAX_ID_CHARS)
+        decision_id = checked_text(decision_id, "decision_id", self._limits.max_id_chars)
         now = self._clock()
         with self._db.transaction() as cursor:
             found = self._repository.by_id(visible_namespaces(namespace), [decision_id])
@@ -256,7 +254,7 @@ class DecisionLog:
 
     def session(self, namespace: str, session_id: str) -> SessionView:
         """The session's working memory and the summary of its decisions; empty for a session never seen."""
-        session_id = checked_text(session_id, "session_id", MAX_ID_CHARS)
+        session_id = checked_text(session_id, "session_id", self._limits.max_id_chars)
         return SessionView(session_id, tuple(self._sessions.working_memory(namespace, session_id)),
                            self.session_summary(namespace, session_id))
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memory_daemon.core.errors import CortexdError, InvalidArgument
+from memory_daemon.core.validation import loaded_json
 from memory_daemon.graph.service import OBSERVATION_KIND, EpisodeInput, GraphService
 from memory_daemon.memory.service import AnalyzeItem, MemoryService, NewMemory
 from memory_daemon.store import MemoryRow
@@ -96,10 +97,7 @@ class ObservationRecorder:
         if len(observation.arguments_json) > MAX_ARGUMENTS_CHARS:
             raise InvalidArgument(f"arguments_json is {len(observation.arguments_json)} characters; "
                                   f"the limit is {MAX_ARGUMENTS_CHARS}")
-        try:
-            arguments = json.loads(observation.arguments_json or "{}")
-        except json.JSONDecodeError as error:
-            raise InvalidArgument(f"arguments_json is not valid JSON: {error}") from None
+        arguments = loaded_json(observation.arguments_json or "{}", "arguments_json")
         if not isinstance(arguments, dict):
             raise InvalidArgument("arguments_json must be a JSON object")
         arguments = redact_value(arguments)

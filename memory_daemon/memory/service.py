@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import threading
@@ -14,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from memory_daemon.core.config import Limits
 from memory_daemon.activation.analyzer import ActivationPipeline, Analysis
-from memory_daemon.core.errors import CortexdError, InvalidArgument, NotFound, Unavailable
+from memory_daemon.core.errors import InvalidArgument, NotFound, Unavailable, known_fault
 from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.retrieval.hybrid import HybridRetriever, ScoredMemory, SearchQuery, check_signals
@@ -24,6 +23,7 @@ from memory_daemon.memory.dynamics import (
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.core.timefmt import parse_iso, utc_now
+from memory_daemon.core.validation import checked_json, checked_text
 from memory_daemon.retrieval.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
 from preprocessing.dedup import (
@@ -81,6 +81,14 @@ def _points_back_to_change(text: str) -> bool:
 
 def new_memory_id() -> str:
     return "mem_" + uuid.uuid4().hex[:16]
+
+
+def clipped_to_bytes(text: str, limit: int) -> str:
+    """The text cut to at most `limit` bytes of UTF-8, at a character boundary, marked with "…" when cut."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    return encoded[: max(0, limit - 3)].decode("utf-8", errors="ignore") + "…"
 
 
 def visible_namespaces(namespace: str) -> tuple[str, ...]:
@@ -164,6 +172,10 @@ class MemoryService:
             graph.neighbour_keys if graph is not None else None,
         )
 
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
     def _load_namespace(self, namespace: str) -> list[IndexedMemory]:
         rows = self._repository.all_in(namespace)
         self._rows.put(rows)
@@ -208,8 +220,9 @@ class MemoryService:
             return SaveOutcome(row, superseded_memories=replaced)
         analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace), remember_turn=False)
         auto_filled = []
-        if not row.entities and analysis.entities:
-            row = replace(row, entities=tuple(dict.fromkeys(e.key for e in analysis.entities))[: self._limits.max_entities])
+        found_entities = self._kept_entities(e.key for e in analysis.entities)
+        if not row.entities and found_entities:
+            row = replace(row, entities=found_entities)
             auto_filled.append("entities")
         suggested_tags = [t for t in analysis.tags if len(t) <= self._limits.max_tag_chars][: self._limits.max_tags]
         if not row.tags and suggested_tags:
@@ -227,8 +240,8 @@ class MemoryService:
         implicit = self._implicit_update(row, analysis)
         if implicit is not None:
             # "moved it to 10:15" is only findable with what "it" was: keep that as the memory's context.
-            row = replace(row, context=row.context or f"re: {implicit.content}",
-                          entities=tuple(dict.fromkeys((*row.entities, *implicit.entities)))[: self._limits.max_entities])
+            row = replace(row, context=row.context or self._implicit_context(implicit),
+                          entities=self._kept_entities((*row.entities, *implicit.entities)))
         self._repository.insert(row, analysis.embedding)
         self._stored([row], session_notes=True)
         if analysis.embedding is not None:
@@ -288,8 +301,14 @@ class MemoryService:
         for triple in analysis.suggested_facts:
             try:
                 recorded, closed = self._graph.record_stated_fact(namespace, triple, memory_id)
-            except CortexdError as error:
-                problems.append(f"facts: ({triple.subject}, {triple.predicate}, {triple.object}) not recorded: {error}")
+            except Exception as error:
+                # The memory is stored by now: a fault recording one of its facts (a bad triple, a full disk) is
+                # reported with the save, which succeeded, instead of failing it.
+                fault = known_fault(error)
+                if fault is None:
+                    raise
+                problems.append(f"facts: ({triple.subject[:80]}, {triple.predicate}, {triple.object[:80]}) "
+                                f"not recorded: {fault}")
                 continue
             facts += recorded
             ended += closed
@@ -300,6 +319,7 @@ class MemoryService:
             raise Unavailable("activation is not configured in this daemon")
         for item in items:
             self._checked_text(item.message, "message")
+            checked_text(item.session_id, "session_id", self._limits.max_id_chars, required=False)
             checked_namespace(item.namespace)
         return self._activation.analyze_batch(
             [(item.message, item.session_id) for item in items],
@@ -345,6 +365,7 @@ class MemoryService:
         """The checked query: a clear error for an empty query, a bad limit, time, signal or entity."""
         if not text.strip():
             raise InvalidArgument("query must not be empty")
+        checked_text(text, "query", self._limits.max_query_chars)
         limit = limit or DEFAULT_SEARCH_LIMIT
         if not 1 <= limit <= self._limits.max_search_limit:
             raise InvalidArgument(f"limit must be between 1 and {self._limits.max_search_limit}, got {limit}")
@@ -356,9 +377,9 @@ class MemoryService:
             since=parse_iso(since, "since"),
             until=parse_iso(until, "until"),
             signals=tuple(dict.fromkeys(s.strip().lower() for s in signals)),
-            session_id=session_id.strip(),
+            session_id=checked_text(session_id, "session_id", self._limits.max_id_chars, required=False),
             include_history=include_history,
-            entity_keys=_entity_keys(self._checked_text(entity, "entity")) if entity.strip() else (),
+            entity_keys=_entity_keys(checked_text(entity, "entity", self._limits.max_entity_chars)) if entity.strip() else (),
         )
         check_signals(query.signals)
         return query
@@ -369,6 +390,8 @@ class MemoryService:
             raise InvalidArgument("ids must be a non-empty list of memory ids")
         if len(wanted) > self._limits.max_ids_per_open:
             raise InvalidArgument(f"ids: at most {self._limits.max_ids_per_open} per call, got {len(wanted)}")
+        for memory_id in wanted:
+            checked_text(memory_id, "ids", self._limits.max_id_chars)
         found = {row.id: row for row in self._repository.get_many(wanted, visible_namespaces(namespace))}
         missing = [i for i in wanted if i not in found]
         if missing:
@@ -378,6 +401,7 @@ class MemoryService:
     def touch(self, namespace: str, memory_id: str, boost_strength: bool) -> MemoryRow:
         if not memory_id.strip():
             raise InvalidArgument("id must not be empty")
+        checked_text(memory_id, "id", self._limits.max_id_chars)
         row = self._repository.record_use(
             memory_id.strip(), visible_namespaces(namespace), utc_now(), TOUCH_BOOST if boost_strength else 0.0
         )
@@ -432,7 +456,7 @@ class MemoryService:
         text = content.strip() or " ".join(dict.fromkeys(row.content.strip() for row in originals))
         merged = NewMemory(
             content=text, tags=tuple(dict.fromkeys(t for row in originals for t in row.tags))[: self._limits.max_tags],
-            entities=tuple(dict.fromkeys(e for row in originals for e in row.entities))[: self._limits.max_entities],
+            entities=self._kept_entities(e for row in originals for e in row.entities),
             strength=min(2.0, max(row.strength for row in originals)), source="consolidation",
             meta={"consolidated_from": wanted}, extract_facts=False,
         )
@@ -492,6 +516,7 @@ class MemoryService:
                 outcome.skipped += 1
                 continue
             try:
+                checked_text(item.external_id, "id", self._limits.max_id_chars, required=False)
                 row = self._validated_row(checked_namespace(item.namespace), NewMemory(
                     content=item.text, source=f"import:{item.speaker}" if item.speaker else "import",
                     session_id=item.session))
@@ -533,7 +558,7 @@ class MemoryService:
             announced = [] if implicit else self._announced_updates(row, vector, in_batch)
             if implicit is not None:
                 # As on save: what "it" was is kept as context, so the update is found by the old subject.
-                rows[position] = row = replace(row, context=row.context or f"re: {implicit.content}")
+                rows[position] = row = replace(row, context=row.context or self._implicit_context(implicit))
                 pair = (implicit.id, row.id)
                 updates.append(pair)
             elif announced:
@@ -615,6 +640,7 @@ class MemoryService:
         return vectors
 
     def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
+        """The row to store, once every field is within its limit; nothing is stored before this passes."""
         limits = self._limits
         content = self._checked_text(new.content, "content")
         strength = DEFAULT_STRENGTH if new.strength is None else new.strength
@@ -623,15 +649,31 @@ class MemoryService:
         entities = tuple(dict.fromkeys(e.strip() for e in new.entities if e.strip()))
         if len(entities) > limits.max_entities:
             raise InvalidArgument(f"entities: at most {limits.max_entities}, got {len(entities)}")
-        meta_size = len(json.dumps(new.meta))
-        if meta_size > limits.max_meta_bytes:
-            raise InvalidArgument(f"meta is {meta_size} bytes of JSON; the limit is {limits.max_meta_bytes} bytes")
+        for entity in entities:
+            checked_text(entity, "entities", limits.max_entity_chars)
+        source = checked_text(new.source, "source", limits.max_source_chars, required=False)
+        context_size = len(new.context.encode("utf-8"))
+        if context_size > limits.max_context_bytes:
+            raise InvalidArgument(f"context is {context_size} bytes; the limit is {limits.max_context_bytes} bytes")
+        session_id = checked_text(new.session_id, "session_id", limits.max_id_chars, required=False)
+        checked_text(new.supersedes, "supersedes", limits.max_id_chars, required=False)
+        checked_json(new.meta, "meta", limits.max_meta_depth, limits.max_meta_bytes)
         now = utc_now()
         return MemoryRow(
             id=new_memory_id(), namespace=namespace, content=content, tags=self._clean_tags(new.tags),
             entities=entities, strength=strength, created_at=now, last_used_at=now, use_count=0,
-            source=new.source, context=new.context, session_id=new.session_id, meta=dict(new.meta),
+            source=source, context=new.context, session_id=session_id, meta=dict(new.meta),
         )
+
+    def _kept_entities(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Entities found in the text, within the limits: extraction can take a 60,000-character token for a name,
+        which no one would look up by, so one past the length limit is left out rather than stored."""
+        kept = (n for n in dict.fromkeys(names) if n and len(n) <= self._limits.max_entity_chars)
+        return tuple(kept)[: self._limits.max_entities]
+
+    def _implicit_context(self, earlier: MemoryRow) -> str:
+        """What "it" was, for a memory that updates an earlier one without naming it, within the context limit."""
+        return clipped_to_bytes(f"re: {earlier.content}", self._limits.max_context_bytes)
 
     def _checked_text(self, text: str, field: str) -> str:
         """The text stripped; empty or over the size limit is an error naming the field and the limit."""

@@ -104,7 +104,10 @@ def _decoder(column: Column) -> Callable[[object], object]:
         if sql_type == "TIMESTAMP" and isinstance(value, str):
             return _stored_time(column.name, value)
         if sql_type == "JSON":
-            return json.dumps(value, sort_keys=True)  # as the store writes it
+            try:
+                return json.dumps(value, sort_keys=True)  # as the store writes it
+            except RecursionError:
+                raise _Refused(f"column {column.name!r} is nested too deeply to store") from None
         if vector and isinstance(value, str):
             return _stored_vector(column.name, value, int(vector.group(1)))
         raise _Refused(f"column {column.name!r}: expected {_expected(sql_type)}, got {json.dumps(value)[:60]}")
@@ -218,6 +221,8 @@ class DumpReader:
     def _read(self, text: str) -> None:
         try:
             record = json.loads(text, parse_constant=_no_constant)
+        except RecursionError:
+            raise _Refused("nested too deeply to read", fatal=self._header is None) from None
         except ValueError as error:
             raise _Refused(f"not valid JSON: {error}", fatal=self._header is None) from None
         if not isinstance(record, dict):
