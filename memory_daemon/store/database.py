@@ -16,6 +16,14 @@ from memory_daemon.store.migrations import MIGRATIONS
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:
+    """The first row of a query, with the result read to its end. fetchone() leaves the result streaming, and the
+    cursor's transaction open with it until that cursor runs its next statement; DuckDB cannot clean up the commits
+    made after an open transaction began, so CHECKPOINT fails ("other write transactions active") until then."""
+    rows = result.fetchall()
+    return rows[0] if rows else None
+
+
 class Database:
     """One DuckDB file owned by this process; thread-safe through per-thread cursors."""
 
@@ -82,7 +90,7 @@ class Database:
         return getattr(self._local, "in_transaction", False)
 
     def schema_version(self) -> int:
-        row = self.cursor().execute("SELECT max(version) FROM schema_version").fetchone()
+        row = first_row(self.cursor().execute("SELECT max(version) FROM schema_version"))
         return int(row[0] or 0)
 
     def checkpoint(self) -> None:
@@ -98,7 +106,7 @@ class Database:
     def _migrate(self) -> None:
         con = self._connection
         con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TIMESTAMP NOT NULL)")
-        current = int(con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0])
+        current = int(first_row(con.execute("SELECT coalesce(max(version), 0) FROM schema_version"))[0])
         if current > SCHEMA_VERSION:
             raise FailedPrecondition(
                 f"{self.path} has schema version {current}, newer than this cortexd supports ({SCHEMA_VERSION}); "
