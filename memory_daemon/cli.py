@@ -227,6 +227,7 @@ def _serve(args: argparse.Namespace) -> int:
     from cortexd.connect import read_token, resolve_address
     from memory_daemon.core.config import (
         DaemonSettings, Limits, default_data_dir, load_activation_settings, load_retrieval_settings,
+        load_store_settings,
     )
     from memory_daemon.core.logs import configure_logging
     from memory_daemon.api.server import run
@@ -245,6 +246,7 @@ def _serve(args: argparse.Namespace) -> int:
             worker_threads=args.workers,
             activation=load_activation_settings(),
             retrieval=load_retrieval_settings(),
+            store=load_store_settings(),
         )
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)

@@ -36,6 +36,8 @@ from memory_daemon.api.servicers import BlockingRunner, DecisionServicer, GraphS
 from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
+from memory_daemon.store.checkpoints import WalCheckpointer
+from memory_daemon.store.database import StoreFault
 from memory_daemon.store.idempotency import IdempotencyRepository
 from memory_daemon.context.unified_search import unified_search
 from memory_daemon.api.idempotency import IdempotentReplies
@@ -44,6 +46,7 @@ SHUTDOWN_GRACE_SECONDS = 10.0
 MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
 EXIT_ALREADY_RUNNING = 3
 EXIT_BAD_CONFIG = 2
+EXIT_STORE_FAULT = 1  # the store was lost while serving, or the stop could not fold the WAL in: a restart replays it
 
 
 class ConfigError(Exception):
@@ -218,6 +221,13 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    store_faults: list[str] = []
+
+    def stop_for_lost_store(message: str) -> None:  # from the checkpoint thread
+        store_faults.append(message)
+        loop.call_soon_threadsafe(stop.set)
+
+    checkpointer = WalCheckpointer(database, settings.store, on_store_lost=stop_for_lost_store).start()
 
     # The store is open by now; the services report NOT_SERVING until the models have loaded, then SERVING even
     # when some model is degraded (its stages are skipped; `cortexd status` and `cortexd doctor` name it).
@@ -242,16 +252,25 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         await health.enter_graceful_shutdown()
         await server.stop(SHUTDOWN_GRACE_SECONDS)
         runner.shutdown()
+        await asyncio.to_thread(checkpointer.stop)
         # Exiting while onnxruntime or spaCy is still loading aborts the process ("terminate called without an
         # active exception"): a stop soon after the start waits for the load to finish.
         await asyncio.to_thread(model_loader.join, MODEL_LOAD_JOIN_SECONDS)
         if metrics is not None:
             metrics.close()
-        database.checkpoint()
-        database.close()
+        try:
+            database.close()  # folds the WAL in
+        except StoreFault as fault:
+            store_faults.append(str(fault))
         if socket_path is not None:
-            socket_path.unlink(missing_ok=True)
+            try:
+                socket_path.unlink(missing_ok=True)
+            except OSError:
+                pass  # a stale socket is replaced at the next start
         log_event("stopped")
+    if store_faults:
+        print(f"cortexd: {store_faults[0]}", file=sys.stderr)
+        return EXIT_STORE_FAULT
     return 0
 
 
