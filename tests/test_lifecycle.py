@@ -1,9 +1,11 @@
-"""The daemon's life on a real store: a clean stop every time, and WAL checkpoints while serving."""
+"""The daemon's life on a real store: a clean stop every time, WAL checkpoints while serving, start-up faults refused."""
 
 from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -11,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import Daemon
+from conftest import CORTEXD, Daemon
 
 ROUNDS = 20
 WAIT_SECONDS = 120  # a guard against hanging, not a speed target
@@ -33,6 +35,16 @@ def _wait_for(condition, what: str, log) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"{what}\n{log()[-3000:]}"
         time.sleep(0.1)
+
+
+def _serve_refused(data_dir: Path, listen: str, *extra: str) -> tuple[int, list[str]]:
+    """`cortexd serve` that must refuse to start: its exit status and its stderr lines."""
+    try:
+        done = subprocess.run(CORTEXD + ["serve", "--data-dir", str(data_dir), "--listen", listen, *extra],
+                              capture_output=True, text=True, timeout=60, preexec_fn=_as_an_ordinary_user)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the daemon started serving instead of refusing")
+    return done.returncode, [line for line in done.stderr.splitlines() if line.strip()]
 
 
 def _wal(daemon: Daemon) -> Path:
@@ -159,3 +171,71 @@ def test_a_store_invalidated_while_serving_stops_the_daemon_with_one_line(tmp_pa
     _wait_for(lambda: lost, "the lost store was never reported", lambda: "")
     checkpointer.stop()
     assert "was invalidated by a failed checkpoint" in lost[0] and "replayed at the next start" in lost[0]
+
+
+# -- start-up faults: one line, the right exit status, nothing destroyed ----------------------------------------------
+
+def test_a_regular_file_at_the_socket_path_is_never_deleted(workdir):
+    notes = workdir / "notes.txt"
+    notes.write_text("my notes\n")
+    code, lines = _serve_refused(workdir / "data", f"unix:{notes}")
+    assert notes.read_text() == "my notes\n"
+    assert code == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("cortexd: ") and f"{notes} is a regular file, not a socket" in lines[0]
+
+
+def test_a_directory_at_the_socket_path_is_refused(workdir):
+    taken = workdir / "cortexd.sock"
+    (taken / "inside").mkdir(parents=True)
+    code, lines = _serve_refused(workdir / "data", f"unix:{taken}")
+    assert code == 2 and len(lines) == 1, lines
+    assert f"{taken} is a directory, not a socket" in lines[0] and (taken / "inside").is_dir()
+
+
+@pytest.mark.parametrize("with_a_store", [False, True])
+def test_a_read_only_data_dir_is_refused(workdir, with_a_store):
+    data = workdir / "data"
+    if with_a_store:  # the lock file and the store are there from an earlier run, and still writable themselves
+        daemon = Daemon(workdir).start()
+        with daemon.client("acme") as client:
+            saved = client.save_memory(content="Kept while the data dir is read-only").memory.id
+        assert daemon.stop() == 0
+    else:
+        data.mkdir()
+    data.chmod(0o500)
+    try:
+        code, lines = _serve_refused(data, f"unix:{workdir / 'other.sock'}")
+    finally:
+        data.chmod(0o700)
+    assert code == 2 and len(lines) == 1, lines
+    assert f"data dir {data} is not writable (Permission denied)" in lines[0]
+    if with_a_store:
+        daemon.start()
+        with daemon.client("acme") as client:
+            assert client.open_memories(ids=[saved]).memories[0].content == "Kept while the data dir is read-only"
+        assert daemon.stop() == 0
+
+
+def test_a_store_held_by_another_process_is_refused_naming_it(workdir):
+    data = workdir / "data"
+    data.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time\n"
+                               f"connection = duckdb.connect({str(data / 'cortexd.duckdb')!r})\n"
+                               "print('holding', flush=True)\ntime.sleep(120)\n"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        code, lines = _serve_refused(data, f"unix:{workdir / 's.sock'}")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 3 and len(lines) == 1, lines
+    assert f"another process (pid {holder.pid}," in lines[0] and f"holds the store {data / 'cortexd.duckdb'}" in lines[0]
+
+
+def test_under_launchd_a_fault_a_restart_cannot_fix_exits_0(workdir):
+    # launchd restarts every non-zero exit; the agent passes --supervisor launchd, so this one stays stopped.
+    notes = workdir / "notes.txt"
+    notes.write_text("my notes\n")
+    code, lines = _serve_refused(workdir / "data", f"unix:{notes}", "--supervisor", "launchd")
+    assert code == 0 and len(lines) == 1 and "not a socket" in lines[0]
+    assert notes.read_text() == "my notes\n"

@@ -6,6 +6,7 @@ import asyncio
 import ipaddress
 import os
 import signal
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -37,15 +38,15 @@ from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
 from memory_daemon.store.checkpoints import WalCheckpointer
-from memory_daemon.store.database import StoreFault
+from memory_daemon.store.database import StoreFault, StoreLocked, unwritable_reason
 from memory_daemon.store.idempotency import IdempotencyRepository
 from memory_daemon.context.unified_search import unified_search
 from memory_daemon.api.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
 MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
-EXIT_ALREADY_RUNNING = 3
-EXIT_BAD_CONFIG = 2
+EXIT_ALREADY_RUNNING = 3  # another daemon, or another process, owns the data dir, the socket or the store
+EXIT_BAD_CONFIG = 2  # these settings cannot work here: a restart fixes neither this nor the one above
 EXIT_STORE_FAULT = 1  # the store was lost while serving, or the stop could not fold the WAL in: a restart replays it
 
 
@@ -114,10 +115,38 @@ def metrics_address(settings: DaemonSettings) -> tuple[str, int] | None:
     return host, port
 
 
+def check_data_dir(data_dir: Path) -> None:
+    """The data dir exists and takes new files: the store's WAL comes and goes there while serving."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as error:
+        raise ConfigError(f"data dir {data_dir}: cannot create it: {error.strerror or error}") from None
+    if (reason := unwritable_reason(data_dir)) is not None:
+        raise ConfigError(f"data dir {data_dir} is not writable ({reason}): the store keeps its write-ahead log "
+                          "there; make it writable or pass another --data-dir")
+
+
+def check_socket_path(path: Path) -> None:
+    """Nothing, or a socket, at the socket path: a mistyped --listen must never cost the file that is there."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise ConfigError(f"--listen unix:{path}: cannot use that path: {error.strerror or error}") from None
+    if stat.S_ISSOCK(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode)
+            else "a regular file" if stat.S_ISREG(mode) else "not a socket")
+    raise ConfigError(f"--listen unix:{path}: {path} is {kind}, not a socket; refusing to replace it: "
+                      "name a path that is free or holds a stale cortexd socket")
+
+
 def _prepare_socket(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)
-    # We hold the socket lock, so a socket file left here is stale.
+    # We hold the socket lock, so a socket left here is stale; anything else there is not ours to delete.
+    check_socket_path(path)
     path.unlink(missing_ok=True)
 
 
@@ -125,13 +154,20 @@ async def serve(settings: DaemonSettings) -> int:
     check_listen_address(settings.listen, settings.token)
     server_credentials(settings)
     metrics_address(settings)
-    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    locks = [DaemonLock.acquire(settings.data_dir / "cortexd.lock", f"data dir {settings.data_dir}", settings.listen)]
+    check_data_dir(settings.data_dir)
     socket_path = socket_path_of(settings.listen) if is_unix_address(settings.listen) else None
+    if socket_path is not None:
+        check_socket_path(socket_path)
+    locks = [DaemonLock.acquire(settings.data_dir / "cortexd.lock", f"data dir {settings.data_dir}", settings.listen)]
     try:
         if socket_path is not None:
-            locks.append(DaemonLock.acquire(socket_path.with_name(socket_path.name + ".lock"),
-                                            f"socket {socket_path}", settings.listen))
+            try:
+                socket_lock = DaemonLock.acquire(socket_path.with_name(socket_path.name + ".lock"),
+                                                 f"socket {socket_path}", settings.listen)
+            except OSError as error:
+                raise ConfigError(f"--listen unix:{socket_path}: cannot use {socket_path.parent}: "
+                                  f"{error.strerror or error}") from None
+            locks.append(socket_lock)
         return await _serve_locked(settings, socket_path)
     finally:
         for lock in reversed(locks):
@@ -274,12 +310,25 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     return 0
 
 
-def run(settings: DaemonSettings) -> int:
+def run(settings: DaemonSettings, supervisor: str | None = None) -> int:
+    """Serve until stopped; the exit status tells the supervisor whether a restart can help."""
+    return exit_status(_run(settings), supervisor)
+
+
+def exit_status(code: int, supervisor: str | None) -> int:
+    """launchd restarts after every non-zero status (it has no RestartPreventExitStatus), so under it a fault a
+    restart cannot fix exits 0, after its one line on stderr."""
+    if supervisor == "launchd" and code in (EXIT_BAD_CONFIG, EXIT_ALREADY_RUNNING):
+        return 0
+    return code
+
+
+def _run(settings: DaemonSettings) -> int:
     try:
         return asyncio.run(serve(settings))
-    except AlreadyRunning as error:
+    except (AlreadyRunning, StoreLocked) as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return EXIT_ALREADY_RUNNING
-    except (ConfigError, CortexdError) as error:
+    except (ConfigError, CortexdError, StoreFault) as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return EXIT_BAD_CONFIG

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -24,6 +25,10 @@ class StoreFault(Exception):
     """The store cannot be opened, or its WAL folded in, here; the message says why and what to do."""
 
 
+class StoreLocked(StoreFault):
+    """Another process holds the DuckDB file open."""
+
+
 def wal_path_of(database_path: Path) -> Path:
     """Where DuckDB keeps the write-ahead log of the file at `database_path`."""
     return database_path.with_name(database_path.name + ".wal")
@@ -40,6 +45,15 @@ def unwritable_reason(directory: Path) -> str | None:
     return None
 
 
+def _open_fault(path: Path, error: duckdb.Error) -> StoreFault:
+    message = str(error).removeprefix("IO Error: ")
+    holder = re.search(r"Conflicting lock is held in (.+?) \(PID (\d+)\)", message)
+    if holder is not None:
+        return StoreLocked(f"another process (pid {holder.group(2)}, {holder.group(1)}) holds the store {path}; "
+                           f"a DuckDB file opens in one process at a time: stop it first (kill {holder.group(2)})")
+    return StoreFault(f"cannot open the store {path}: {message}")
+
+
 def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:
     """The first row of a query, with the result read to its end. fetchone() leaves the result streaming, and the
     cursor's transaction open with it until that cursor runs its next statement; DuckDB cannot clean up the commits
@@ -53,7 +67,10 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._connection = duckdb.connect(str(path), config={"wal_autocheckpoint": DUCKDB_AUTOMATIC_CHECKPOINT_OFF})
+        try:
+            self._connection = duckdb.connect(str(path), config={"wal_autocheckpoint": DUCKDB_AUTOMATIC_CHECKPOINT_OFF})
+        except duckdb.IOException as error:
+            raise _open_fault(path, error) from None
         self._checkpoint_cursor = self._connection.cursor()  # used under the write lock only
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
