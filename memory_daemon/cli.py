@@ -36,6 +36,9 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     serve.add_argument("--max-content-bytes", type=int, default=64 * 1024, help="largest memory accepted (default 65536)")
     serve.add_argument("--workers", type=int, default=4, help="worker threads for store work (default 4)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument("--supervisor", choices=["launchd"],
+                       help="launchd: exit 0 on a fault a restart cannot fix (bad settings, another owner), "
+                            "since launchd restarts every other exit; the launchd agent passes it")
 
     proxy = verbs.add_parser("proxy", help="run the MCP server a host starts over stdio")
     proxy.add_argument("--daemon", help="daemon address (default: $CORTEXD_ADDRESS or the user socket)")
@@ -227,9 +230,10 @@ def _serve(args: argparse.Namespace) -> int:
     from cortexd.connect import read_token, resolve_address
     from memory_daemon.core.config import (
         DaemonSettings, Limits, default_data_dir, load_activation_settings, load_retrieval_settings,
+        load_store_settings,
     )
     from memory_daemon.core.logs import configure_logging
-    from memory_daemon.api.server import run
+    from memory_daemon.api.server import EXIT_BAD_CONFIG, exit_status, run
 
     configure_logging(args.log_level)
     try:
@@ -245,11 +249,12 @@ def _serve(args: argparse.Namespace) -> int:
             worker_threads=args.workers,
             activation=load_activation_settings(),
             retrieval=load_retrieval_settings(),
+            store=load_store_settings(),
         )
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)
-        return 2
-    return run(settings)
+        return exit_status(EXIT_BAD_CONFIG, args.supervisor)
+    return run(settings, args.supervisor)
 
 
 def _proxy(args: argparse.Namespace) -> int:

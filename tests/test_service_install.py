@@ -127,7 +127,8 @@ def test_the_launch_agent_is_a_valid_plist(machine, capsys):
     agent = plistlib.loads(text.encode())
     assert agent["Label"] == LAUNCHD_LABEL
     assert Path(agent["ProgramArguments"][0]).is_absolute()
-    assert agent["ProgramArguments"][-3:] == ["serve", "--listen", f"unix:{machine / 'run' / 'cortexd' / 'cortexd.sock'}"]
+    assert agent["ProgramArguments"][-5:] == ["serve", "--listen", f"unix:{machine / 'run' / 'cortexd' / 'cortexd.sock'}",
+                                              "--supervisor", "launchd"]
     assert agent["KeepAlive"] == {"SuccessfulExit": False} and agent["RunAtLoad"] is True
     log = machine / "home" / "Library" / "Logs" / "cortexd" / "cortexd.log"
     assert agent["StandardOutPath"] == agent["StandardErrorPath"] == str(log)
@@ -224,3 +225,24 @@ def test_no_restart_for_the_exit_codes_a_restart_cannot_fix():
     from memory_daemon.api.server import EXIT_ALREADY_RUNNING, EXIT_BAD_CONFIG
 
     assert set(EXIT_CODES_A_RESTART_CANNOT_FIX) == {EXIT_BAD_CONFIG, EXIT_ALREADY_RUNNING}
+
+
+def test_neither_manager_restarts_a_daemon_that_a_restart_cannot_fix(machine, capsys):
+    # A non-socket file or a directory at the socket path, a read-only data dir and bad options exit 2; another daemon
+    # or process owning the data dir, socket or store file exits 3 (tests/test_lifecycle.py runs each through
+    # `cortexd serve`). Exit 1, a store lost while serving or a stop that could not fold the WAL in, is restarted:
+    # the restart replays the WAL.
+    from memory_daemon.api.server import EXIT_ALREADY_RUNNING, EXIT_BAD_CONFIG, EXIT_STORE_FAULT, exit_status
+
+    _, unit_text, _ = run(capsys, "service", "install", "--print", "--platform", "linux")
+    assert "Restart=on-failure" in unit_text
+    assert f"RestartPreventExitStatus={EXIT_BAD_CONFIG} {EXIT_ALREADY_RUNNING}" in unit_text.splitlines()
+    # launchd restarts after every non-zero exit and has no RestartPreventExitStatus: the agent passes
+    # --supervisor launchd, and the daemon then exits 0 where systemd would see 2 or 3.
+    _, plist_text, _ = run(capsys, "service", "install", "--print", "--platform", "macos")
+    agent = plistlib.loads(plist_text.encode())
+    assert agent["KeepAlive"] == {"SuccessfulExit": False}
+    assert agent["ProgramArguments"][-2:] == ["--supervisor", "launchd"]
+    for code in EXIT_CODES_A_RESTART_CANNOT_FIX:
+        assert exit_status(code, "launchd") == 0 and exit_status(code, None) == code
+    assert exit_status(EXIT_STORE_FAULT, "launchd") == exit_status(EXIT_STORE_FAULT, None) == EXIT_STORE_FAULT

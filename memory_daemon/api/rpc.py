@@ -240,7 +240,7 @@ class MemoryRpc:
             data_dir=str(self._database.path.parent), database_path=str(self._database.path),
             schema_version=SCHEMA_VERSION, memory_count=self._memories.count(),
             listen_address=self._listen_address, namespace=caller.namespace, proxies=self._proxies.live(),
-            **self._model_state(),
+            wal_bytes=self._database.wal_bytes(), **self._model_state(),
         )
 
     def _model_state(self) -> dict:

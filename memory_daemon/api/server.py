@@ -6,6 +6,7 @@ import asyncio
 import ipaddress
 import os
 import signal
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -37,14 +38,17 @@ from memory_daemon.api.servicers import BlockingRunner, DecisionServicer, GraphS
 from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
+from memory_daemon.store.checkpoints import WalCheckpointer
+from memory_daemon.store.database import StoreFault, StoreLocked, unwritable_reason
 from memory_daemon.store.idempotency import IdempotencyRepository
 from memory_daemon.context.unified_search import unified_search
 from memory_daemon.api.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
 MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
-EXIT_ALREADY_RUNNING = 3
-EXIT_BAD_CONFIG = 2
+EXIT_ALREADY_RUNNING = 3  # another daemon, or another process, owns the data dir, the socket or the store
+EXIT_BAD_CONFIG = 2  # these settings cannot work here: a restart fixes neither this nor the one above
+EXIT_STORE_FAULT = 1  # the store was lost while serving, or the stop could not fold the WAL in: a restart replays it
 
 
 class ConfigError(Exception):
@@ -112,10 +116,38 @@ def metrics_address(settings: DaemonSettings) -> tuple[str, int] | None:
     return host, port
 
 
+def check_data_dir(data_dir: Path) -> None:
+    """The data dir exists and takes new files: the store's WAL comes and goes there while serving."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as error:
+        raise ConfigError(f"data dir {data_dir}: cannot create it: {error.strerror or error}") from None
+    if (reason := unwritable_reason(data_dir)) is not None:
+        raise ConfigError(f"data dir {data_dir} is not writable ({reason}): the store keeps its write-ahead log "
+                          "there; make it writable or pass another --data-dir")
+
+
+def check_socket_path(path: Path) -> None:
+    """Nothing, or a socket, at the socket path: a mistyped --listen must never cost the file that is there."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise ConfigError(f"--listen unix:{path}: cannot use that path: {error.strerror or error}") from None
+    if stat.S_ISSOCK(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode)
+            else "a regular file" if stat.S_ISREG(mode) else "not a socket")
+    raise ConfigError(f"--listen unix:{path}: {path} is {kind}, not a socket; refusing to replace it: "
+                      "name a path that is free or holds a stale cortexd socket")
+
+
 def _prepare_socket(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)
-    # We hold the socket lock, so a socket file left here is stale.
+    # We hold the socket lock, so a socket left here is stale; anything else there is not ours to delete.
+    check_socket_path(path)
     path.unlink(missing_ok=True)
 
 
@@ -123,13 +155,20 @@ async def serve(settings: DaemonSettings) -> int:
     check_listen_address(settings.listen, settings.token)
     server_credentials(settings)
     metrics_address(settings)
-    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    locks = [DaemonLock.acquire(settings.data_dir / "cortexd.lock", f"data dir {settings.data_dir}", settings.listen)]
+    check_data_dir(settings.data_dir)
     socket_path = socket_path_of(settings.listen) if is_unix_address(settings.listen) else None
+    if socket_path is not None:
+        check_socket_path(socket_path)
+    locks = [DaemonLock.acquire(settings.data_dir / "cortexd.lock", f"data dir {settings.data_dir}", settings.listen)]
     try:
         if socket_path is not None:
-            locks.append(DaemonLock.acquire(socket_path.with_name(socket_path.name + ".lock"),
-                                            f"socket {socket_path}", settings.listen))
+            try:
+                socket_lock = DaemonLock.acquire(socket_path.with_name(socket_path.name + ".lock"),
+                                                 f"socket {socket_path}", settings.listen)
+            except OSError as error:
+                raise ConfigError(f"--listen unix:{socket_path}: cannot use {socket_path.parent}: "
+                                  f"{error.strerror or error}") from None
+            locks.append(socket_lock)
         return await _serve_locked(settings, socket_path)
     finally:
         for lock in reversed(locks):
@@ -220,6 +259,13 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    store_faults: list[str] = []
+
+    def stop_for_lost_store(message: str) -> None:  # from the checkpoint thread
+        store_faults.append(message)
+        loop.call_soon_threadsafe(stop.set)
+
+    checkpointer = WalCheckpointer(database, settings.store, on_store_lost=stop_for_lost_store).start()
 
     # The store is open by now; the services report NOT_SERVING until the models have loaded, then SERVING even
     # when some model is degraded (its stages are skipped; `cortexd status` and `cortexd doctor` name it).
@@ -244,25 +290,47 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         await health.enter_graceful_shutdown()
         await server.stop(SHUTDOWN_GRACE_SECONDS)
         runner.shutdown()
+        await asyncio.to_thread(checkpointer.stop)
         # Exiting while onnxruntime or spaCy is still loading aborts the process ("terminate called without an
         # active exception"): a stop soon after the start waits for the load to finish.
         await asyncio.to_thread(model_loader.join, MODEL_LOAD_JOIN_SECONDS)
         if metrics is not None:
             metrics.close()
-        database.checkpoint()
-        database.close()
+        try:
+            database.close()  # folds the WAL in
+        except StoreFault as fault:
+            store_faults.append(str(fault))
         if socket_path is not None:
-            socket_path.unlink(missing_ok=True)
+            try:
+                socket_path.unlink(missing_ok=True)
+            except OSError:
+                pass  # a stale socket is replaced at the next start
         log_event("stopped")
+    if store_faults:
+        print(f"cortexd: {store_faults[0]}", file=sys.stderr)
+        return EXIT_STORE_FAULT
     return 0
 
 
-def run(settings: DaemonSettings) -> int:
+def run(settings: DaemonSettings, supervisor: str | None = None) -> int:
+    """Serve until stopped; the exit status tells the supervisor whether a restart can help."""
+    return exit_status(_run(settings), supervisor)
+
+
+def exit_status(code: int, supervisor: str | None) -> int:
+    """launchd restarts after every non-zero status (it has no RestartPreventExitStatus), so under it a fault a
+    restart cannot fix exits 0, after its one line on stderr."""
+    if supervisor == "launchd" and code in (EXIT_BAD_CONFIG, EXIT_ALREADY_RUNNING):
+        return 0
+    return code
+
+
+def _run(settings: DaemonSettings) -> int:
     try:
         return asyncio.run(serve(settings))
-    except AlreadyRunning as error:
+    except (AlreadyRunning, StoreLocked) as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return EXIT_ALREADY_RUNNING
-    except (ConfigError, CortexdError) as error:
+    except (ConfigError, CortexdError, StoreFault) as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return EXIT_BAD_CONFIG

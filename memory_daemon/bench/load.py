@@ -1,4 +1,5 @@
-"""`cortexd bench load`: 8 gRPC clients run a mixed workload on one daemon; throughput, p50/p99 and errors per call."""
+"""`cortexd bench load`: 8 gRPC clients run a mixed workload on one daemon; throughput, p50/p99 and errors per call,
+the WAL's peak, and a SIGKILL restart after the load."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import asyncio
 import random
 import statistics
 import time
+from pathlib import Path
 
 from memory_daemon.bench.common import BENCH_MESSAGES, SEED_MEMORIES, rss_mb, percentile
-from memory_daemon.client.launcher import temporary_daemon
+from memory_daemon.client.launcher import DaemonProcess, temporary_daemon
+from memory_daemon.core.config import DATABASE_FILE
+from memory_daemon.store.database import wal_path_of
 
 CLIENTS = 8
 # (operation, share of the calls): what hosts mostly do is read; every save runs the full enrichment.
@@ -16,6 +20,8 @@ WORKLOAD = (("search_memory", 0.70), ("save_memory", 0.20), ("analyze_message", 
 QUERIES = ("which host runs service {n}", "python version of service {n}", "deploy window", "who owns billing",
            "pnpm or npm", "staging database", "service {n} host")
 NAMESPACE = "bench-load"
+WAL_TARGET_MIB = 64.0
+RESTART_TARGET_SECONDS = 3.0
 
 
 async def _client(address: str, number: int, deadline: float, latencies: dict[str, list[float]],
@@ -63,6 +69,38 @@ async def _run_load(address: str, seconds: float) -> tuple[dict[str, list[float]
     return latencies, errors, time.perf_counter() - started
 
 
+async def _with_peak_size(path: Path, work) -> tuple[object, int]:
+    """Await `work` while sampling the size of `path` every 0.25 s: its result and the largest size seen."""
+    peak = 0
+
+    async def sample() -> None:
+        nonlocal peak
+        while True:
+            peak = max(peak, path.stat().st_size if path.exists() else 0)
+            await asyncio.sleep(0.25)
+
+    sampler = asyncio.create_task(sample())
+    try:
+        result = await work
+    finally:
+        sampler.cancel()
+    return result, peak
+
+
+def _sigkill_restart(daemon: DaemonProcess, wal: Path) -> tuple[int, float, float]:
+    """Kill the daemon and start it on the same store: the WAL it replays, seconds until it answers, and seconds
+    until it serves (the models loaded)."""
+    wal_bytes = wal.stat().st_size if wal.exists() else 0
+    daemon.process.kill()
+    daemon.process.wait()
+    started = time.perf_counter()
+    daemon.start(wait=False)
+    daemon.wait_ready()
+    answering = time.perf_counter() - started
+    daemon.wait_serving()
+    return wal_bytes, answering, time.perf_counter() - started
+
+
 def table_row(name: str, share: str, samples: list[float], errors: int, elapsed: float) -> str:
     if not samples:
         return f"| {name} | {share} | 0 | 0.0 | - | - | {errors} |"
@@ -81,8 +119,10 @@ def bench_load(quick: bool) -> int:
                 client.analyze_message(message=message)
                 client.search_memory(query=message)
         idle_rss = rss_mb(daemon.process.pid)
-        latencies, errors, elapsed = asyncio.run(_run_load(daemon.address, seconds))
+        wal = wal_path_of(daemon.data_dir / DATABASE_FILE)
+        (latencies, errors, elapsed), wal_peak = asyncio.run(_with_peak_size(wal, _run_load(daemon.address, seconds)))
         loaded_rss = rss_mb(daemon.process.pid)
+        replayed, answering, serving = _sigkill_restart(daemon, wal)
 
     total_errors = sum(len(e) for e in errors.values())
     every_call = [ms for samples in latencies.values() for ms in samples]
@@ -96,6 +136,11 @@ def bench_load(quick: bool) -> int:
     print(table_row("all", "100%", every_call, total_errors, elapsed))
     print(f"\nthroughput {len(every_call) / elapsed:.1f} calls/s over {elapsed:.1f} s; errors {total_errors} (target 0); "
           f"daemon RSS: idle {idle_rss:.0f} MB, after load {loaded_rss:.0f} MB")
+    mib = 1024 * 1024
+    print(f"WAL peak during the load {wal_peak / mib:.1f} MiB (target <= {WAL_TARGET_MIB:.0f} MiB: "
+          f"{'met' if wal_peak <= WAL_TARGET_MIB * mib else 'missed'}); SIGKILL restart over the {replayed / mib:.1f} MiB "
+          f"left: answers after {answering:.2f} s, serves (models loaded) after {serving:.2f} s (target <= "
+          f"{RESTART_TARGET_SECONDS:.0f} s: {'met' if serving <= RESTART_TARGET_SECONDS else 'missed'})")
     for name, messages in errors.items():
         if messages:
             print(f"first {name} error: {messages[0]}")

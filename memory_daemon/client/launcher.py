@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +26,7 @@ class DaemonProcess:
     extra_args: list[str] = field(default_factory=list)
     env: dict[str, str] | None = None
     process: subprocess.Popen | None = None
+    preexec_fn: Callable[[], None] | None = None  # run in the child before the daemon starts (tests drop privileges)
 
     @property
     def data_dir(self) -> Path:
@@ -47,7 +48,7 @@ class DaemonProcess:
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 CORTEXD_COMMAND + ["serve", "--data-dir", str(self.data_dir), "--listen", self.address, *self.extra_args],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=self.env,
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=self.env, preexec_fn=self.preexec_fn,
             )
         if wait:
             self.wait_ready()

@@ -101,6 +101,18 @@ class RetrievalSettings(BaseModel):
                 "temporal": self.temporal_weight}
 
 
+class StoreSettings(BaseModel):
+    """When the daemon folds its write-ahead log into the DuckDB file; `[store]` in config.toml or
+    CORTEXD_STORE_<NAME> env vars. A small WAL keeps a SIGKILL restart quick (the WAL is replayed at open) and each
+    checkpoint short (writes wait for it)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    checkpoint_wal_mib: float = Field(16.0, gt=0.0)  # once the WAL is this large
+    checkpoint_writes: int = Field(1000, ge=1)  # or after this many writes
+    checkpoint_idle_seconds: float = Field(5.0, gt=0.0)  # or once no write came for this long
+
+
 class DaemonSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -116,6 +128,7 @@ class DaemonSettings(BaseModel):
     limits: Limits = Limits()
     activation: ActivationSettings = ActivationSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
+    store: StoreSettings = StoreSettings()
     worker_threads: int = Field(4, gt=0)
 
     @property
@@ -131,6 +144,11 @@ def load_activation_settings(path: Path | None = None, environ: dict[str, str] |
 def load_retrieval_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> RetrievalSettings:
     """The file's `[retrieval]` table, overridden by CORTEXD_RETRIEVAL_<FIELD> variables."""
     return _load_table("retrieval", RetrievalSettings, "CORTEXD_RETRIEVAL_", path, environ)
+
+
+def load_store_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> StoreSettings:
+    """The file's `[store]` table, overridden by CORTEXD_STORE_<FIELD> variables."""
+    return _load_table("store", StoreSettings, "CORTEXD_STORE_", path, environ)
 
 
 def _load_table(table: str, model, prefix: str, path: Path | None, environ: dict[str, str] | None):

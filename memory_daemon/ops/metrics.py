@@ -12,6 +12,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from memory_daemon.core.logs import log_event
+from memory_daemon.store.database import wal_path_of
 from preprocessing.registry import ModelStatus
 
 RPC_SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -34,7 +35,7 @@ class _StoreCollector(Collector):
     def collect(self):
         file_bytes = GaugeMetricFamily("cortexd_store_file_bytes", "Size of the DuckDB store on disk", labels=["file"])
         for label, path in (("database", self._database_path),
-                            ("wal", self._database_path.with_name(self._database_path.name + ".wal"))):
+                            ("wal", wal_path_of(self._database_path))):
             file_bytes.add_metric([label], path.stat().st_size if path.exists() else 0)
         yield file_bytes
         try:

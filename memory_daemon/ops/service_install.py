@@ -228,7 +228,8 @@ def systemd_unit(command: list[str], address: str, environment: dict[str, str], 
     lines += [
         "Restart=on-failure",
         "RestartSec=2",
-        "# Exit 2 is a bad configuration and 3 another daemon owning the data dir or socket: a restart fixes neither.",
+        "# Exit 2 is a setting that cannot work here (a bad path or option, a read-only data dir) and 3 another daemon",
+        "# or process owning the data dir, socket or store: a restart fixes neither.",
         "RestartPreventExitStatus=" + " ".join(map(str, EXIT_CODES_A_RESTART_CANNOT_FIX)),
         "# SIGTERM lets in-flight calls finish and checkpoints the store.",
         "TimeoutStopSec=30",
@@ -259,7 +260,9 @@ def launchd_plist(command: list[str], address: str, environment: dict[str, str],
 
     agent = {
         "Label": LAUNCHD_LABEL,
-        "ProgramArguments": [*command, "serve", "--listen", address],
+        # launchd has no RestartPreventExitStatus: with --supervisor launchd, a fault a restart cannot fix (exit 2 or 3
+        # elsewhere) exits 0, so KeepAlive leaves the agent stopped with its one line in the log.
+        "ProgramArguments": [*command, "serve", "--listen", address, "--supervisor", "launchd"],
         "EnvironmentVariables": environment,
         "RunAtLoad": True,
         # Restarted when it crashes or fails, not after a clean stop.

@@ -1,7 +1,9 @@
-"""Opens the DuckDB file, applies migrations and hands each worker thread its own cursor."""
+"""Opens the DuckDB file, applies migrations, hands each worker thread its own cursor, and folds the WAL in."""
 
 from __future__ import annotations
 
+import re
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +16,50 @@ from memory_daemon.core.errors import FailedPrecondition
 from memory_daemon.store.migrations import MIGRATIONS
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+# DuckDB's own checkpoint on commit is off: one that fails midway (the data dir turned read-only) invalidates the open
+# database, and every later call fails. WalCheckpointer checks the dir first and checkpoints between writes instead.
+DUCKDB_AUTOMATIC_CHECKPOINT_OFF = "1TB"
+
+
+class StoreFault(Exception):
+    """The store cannot be opened, or its WAL folded in, here; the message says why and what to do."""
+
+
+class StoreLocked(StoreFault):
+    """Another process holds the DuckDB file open."""
+
+
+def wal_path_of(database_path: Path) -> Path:
+    """Where DuckDB keeps the write-ahead log of the file at `database_path`."""
+    return database_path.with_name(database_path.name + ".wal")
+
+
+def unwritable_reason(directory: Path) -> str | None:
+    """Why no file can be created in `directory`, or None when one can. DuckDB creates its WAL there at the first
+    write and removes it at each checkpoint, so a store in a read-only dir opens fine and fails later."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".cortexd-write-check-"):
+            pass
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+def _open_fault(path: Path, error: duckdb.Error) -> StoreFault:
+    message = str(error).removeprefix("IO Error: ")
+    holder = re.search(r"Conflicting lock is held in (.+?) \(PID (\d+)\)", message)
+    if holder is not None:
+        return StoreLocked(f"another process (pid {holder.group(2)}, {holder.group(1)}) holds the store {path}; "
+                           f"a DuckDB file opens in one process at a time: stop it first (kill {holder.group(2)})")
+    return StoreFault(f"cannot open the store {path}: {message}")
+
+
+def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:
+    """The first row of a query, with the result read to its end. fetchone() leaves the result streaming, and the
+    cursor's transaction open with it until that cursor runs its next statement; DuckDB cannot clean up the commits
+    made after an open transaction began, so CHECKPOINT fails ("other write transactions active") until then."""
+    rows = result.fetchall()
+    return rows[0] if rows else None
 
 
 class Database:
@@ -21,7 +67,11 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._connection = duckdb.connect(str(path))
+        try:
+            self._connection = duckdb.connect(str(path), config={"wal_autocheckpoint": DUCKDB_AUTOMATIC_CHECKPOINT_OFF})
+        except duckdb.IOException as error:
+            raise _open_fault(path, error) from None
+        self._checkpoint_cursor = self._connection.cursor()  # used under the write lock only
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._cursors_lock = threading.Lock()
@@ -82,23 +132,54 @@ class Database:
         return getattr(self._local, "in_transaction", False)
 
     def schema_version(self) -> int:
-        row = self.cursor().execute("SELECT max(version) FROM schema_version").fetchone()
+        row = first_row(self.cursor().execute("SELECT max(version) FROM schema_version"))
         return int(row[0] or 0)
 
+    @property
+    def wal_path(self) -> Path:
+        return wal_path_of(self.path)
+
+    def wal_bytes(self) -> int:
+        """The write-ahead log's size: committed writes not yet folded into the file (0 when there is none)."""
+        try:
+            return self.wal_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
     def checkpoint(self) -> None:
-        self.cursor().execute("CHECKPOINT")
+        """Fold the WAL into the file. Between writes: holding the write lock, no write transaction of ours is open,
+        and a plain CHECKPOINT (unlike FORCE) aborts nothing. It still fails ("other write transactions active") while
+        a read that began before the last commit runs; the caller tries again."""
+        with self._write_lock:
+            self._checkpoint_cursor.execute("CHECKPOINT")
 
     def close(self) -> None:
+        """Close every cursor (ending whatever transaction a result still held), fold the WAL in and close the file.
+        Raises StoreFault, once closed, when the WAL had to stay: it keeps every committed write for the next start."""
         with self._cursors_lock:
             for cursor in self._cursors:
                 cursor.close()
             self._cursors.clear()
+        kept_because = None
+        if self.wal_bytes() > 0:
+            if (reason := unwritable_reason(self.path.parent)) is not None:
+                kept_because = f"the data dir {self.path.parent} is not writable ({reason})"
+            else:
+                try:
+                    self.checkpoint()
+                except duckdb.Error as error:
+                    kept_because = f"CHECKPOINT failed ({error})"
+        wal_bytes = self.wal_bytes()
+        self._checkpoint_cursor.close()
         self._connection.close()
+        if kept_because is not None:
+            raise StoreFault(f"{kept_because}, so the write-ahead log {self.wal_path} ({wal_bytes} bytes) was not "
+                             "folded into the store; it keeps every acknowledged write and is replayed at the next start")
 
     def _migrate(self) -> None:
         con = self._connection
         con.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TIMESTAMP NOT NULL)")
-        current = int(con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0])
+        current = int(first_row(con.execute("SELECT coalesce(max(version), 0) FROM schema_version"))[0])
         if current > SCHEMA_VERSION:
             raise FailedPrecondition(
                 f"{self.path} has schema version {current}, newer than this cortexd supports ({SCHEMA_VERSION}); "

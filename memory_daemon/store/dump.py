@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from memory_daemon.core.errors import FailedPrecondition
-from memory_daemon.store.database import Database
+from memory_daemon.store.database import Database, first_row
 
 # Every table holding what users stored, in dump order. schema_version and idempotency_keys are the store's own
 # bookkeeping: a restore runs its own migrations, and remembered replies belong to one daemon's clients.
@@ -100,7 +100,7 @@ class DumpRepository:
         COPY FROM DATABASE is one statement, so it reads one snapshot: every write committed before it started."""
         alias = "backup_" + uuid.uuid4().hex[:12]
         cursor = self._db.cursor()
-        source = cursor.execute("SELECT current_database()").fetchone()[0]
+        source = first_row(cursor.execute("SELECT current_database()"))[0]
         try:
             cursor.execute(f"ATTACH ? AS {alias}", [str(path)])
         except duckdb.Error as error:
@@ -110,7 +110,7 @@ class DumpRepository:
             tables = [r[0] for r in cursor.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_catalog = ? AND table_schema = 'main' "
                 "ORDER BY table_name", [alias]).fetchall()]
-            return {table: int(cursor.execute(f"SELECT count(*) FROM {alias}.main.{_quoted(table)}").fetchone()[0])
+            return {table: int(first_row(cursor.execute(f"SELECT count(*) FROM {alias}.main.{_quoted(table)}"))[0])
                     for table in tables}
         except duckdb.Error as error:
             raise FailedPrecondition(f"backup to {path} failed: {error}") from None

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields, replace
 from datetime import datetime
 
-from memory_daemon.store.database import Database
+from memory_daemon.store.database import Database, first_row
 
 # The canonical digest of a row: its fields as text, joined with the ASCII unit separator, NULL as a NUL
 # character that no text contains (so (NULL, "x") and ("x", NULL) never collide), then SHA-256. Writes
@@ -336,8 +336,8 @@ class GraphRepository:
     def node_exists(self, namespaces: Sequence[str], node_id: str) -> bool:
         cursor = self._db.cursor()
         return any(
-            cursor.execute(f"SELECT 1 FROM {table} WHERE id = ? AND list_contains(?, namespace)",
-                           [node_id, list(namespaces)]).fetchone()
+            first_row(cursor.execute(f"SELECT 1 FROM {table} WHERE id = ? AND list_contains(?, namespace)",
+                                     [node_id, list(namespaces)]))
             for table in ("memories", "entities", "episodes", "facts")
         )
 
@@ -346,14 +346,14 @@ class GraphRepository:
     def counts(self, namespaces: Sequence[str], at: datetime) -> GraphCounts:
         ns = list(namespaces)
         cursor = self._db.cursor()
-        facts = cursor.execute(
+        facts = first_row(cursor.execute(
             f"SELECT count(*) FILTER (WHERE {ACTIVE_AT}), "
             "count(*) FILTER (WHERE retracted_at IS NULL AND valid_to IS NOT NULL AND valid_to <= ?), "
             "count(*) FILTER (WHERE retracted_at IS NOT NULL) FROM facts WHERE list_contains(?, namespace)",
             [at, at, at, ns],
-        ).fetchone()
-        one = lambda table: cursor.execute(  # noqa: E731
-            f"SELECT count(*) FROM {table} WHERE list_contains(?, namespace)", [ns]).fetchone()[0]
+        ))
+        one = lambda table: first_row(cursor.execute(  # noqa: E731
+            f"SELECT count(*) FROM {table} WHERE list_contains(?, namespace)", [ns]))[0]
         return GraphCounts(one("entities"), facts[0], facts[1], facts[2], one("episodes"), one("relations"))
 
     def digests(self, namespaces: Sequence[str] | None) -> tuple[list[tuple[str, str]], list[DigestMismatch]]:

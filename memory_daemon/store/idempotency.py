@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory_daemon.store.database import Database
+from memory_daemon.store.database import Database, first_row
 
 
 @dataclass(frozen=True)
@@ -23,11 +23,11 @@ class IdempotencyRepository:
         self._db = database
 
     def find(self, namespace: str, key: str, not_before: datetime) -> RememberedReply | None:
-        row = self._db.cursor().execute(
+        row = first_row(self._db.cursor().execute(
             "SELECT method, request_sha256, reply, created_at FROM idempotency_keys "
             "WHERE namespace = ? AND key = ? AND created_at >= ?",
             [namespace, key, not_before],
-        ).fetchone()
+        ))
         return RememberedReply(row[0], row[1], bytes(row[2]), row[3]) if row else None
 
     def remember(self, namespace: str, key: str, reply: RememberedReply) -> None:

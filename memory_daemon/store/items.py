@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memory_daemon.store.database import Database
+from memory_daemon.store.database import Database, first_row
 from memory_daemon.store.decisions import _COLUMNS as _DECISION, DecisionRepository, DecisionRow, _row as _decision
 from memory_daemon.store.graph import _EPISODE, _FACT, EpisodeRow, FactRow, GraphRepository, _episode, _fact
 
@@ -38,7 +38,7 @@ class ItemRepository:
 
     def signature(self, namespace: str) -> tuple:
         """Changes whenever a fact, episode, decision or entity of the namespace is added or a fact retracted."""
-        return tuple(self._db.cursor().execute(_SIGNATURE, {"ns": namespace}).fetchone())
+        return tuple(first_row(self._db.cursor().execute(_SIGNATURE, {"ns": namespace})))
 
     def facts_in(self, namespace: str) -> list[tuple[FactRow, str, str, str]]:
         """Every fact of the namespace, history included, with its subject's name and key and its object's key."""

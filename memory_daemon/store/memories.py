@@ -10,7 +10,7 @@ from datetime import datetime
 
 import numpy as np
 
-from memory_daemon.store.database import Database
+from memory_daemon.store.database import Database, first_row
 
 _COLUMNS = (
     "id, namespace, content, tags, entities, strength, created_at, last_used_at, "
@@ -184,7 +184,7 @@ class MemoryRepository:
 
     def record_use(self, memory_id: str, namespaces: Sequence[str], used_at: datetime, strength_boost: float) -> MemoryRow | None:
         with self._db.writing() as cursor:
-            row = cursor.execute(
+            row = first_row(cursor.execute(
                 f"""
             UPDATE memories
                SET use_count = use_count + 1,
@@ -194,7 +194,7 @@ class MemoryRepository:
             RETURNING {_COLUMNS}
             """,
                 [used_at, strength_boost, memory_id, list(namespaces)],
-            ).fetchone()
+            ))
         return _row(row) if row else None
 
     def keyword_candidates(
@@ -239,4 +239,4 @@ class MemoryRepository:
         return {r[0] for r in rows}
 
     def count(self) -> int:
-        return int(self._db.cursor().execute("SELECT count(*) FROM memories").fetchone()[0])
+        return int(first_row(self._db.cursor().execute("SELECT count(*) FROM memories"))[0])

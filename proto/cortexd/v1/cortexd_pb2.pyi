@@ -378,7 +378,7 @@ class GetStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetStatusReply(_message.Message):
-    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models")
+    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models", "wal_bytes")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -391,6 +391,7 @@ class GetStatusReply(_message.Message):
     PROXIES_FIELD_NUMBER: _ClassVar[int]
     MODELS_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_MODELS_FIELD_NUMBER: _ClassVar[int]
+    WAL_BYTES_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     uptime_seconds: float
@@ -403,7 +404,8 @@ class GetStatusReply(_message.Message):
     proxies: _containers.RepeatedCompositeFieldContainer[ProxyHealth]
     models: str
     degraded_models: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ...) -> None: ...
+    wal_bytes: int
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ..., wal_bytes: _Optional[int] = ...) -> None: ...
 
 class RecordObservationRequest(_message.Message):
     __slots__ = ("upstream", "tool", "arguments_json", "result_text", "is_error")
