@@ -34,7 +34,8 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     serve.add_argument("--metrics-allow-remote", action="store_true",
                        help="allow --metrics on a non-loopback address (the endpoint has no authentication)")
     serve.add_argument("--max-content-bytes", type=int, default=64 * 1024, help="largest memory accepted (default 65536)")
-    serve.add_argument("--workers", type=int, default=4, help="worker threads for store work (default 4)")
+    serve.add_argument("--workers", type=int, default=4,
+                       help="worker threads for reads (default 4); writes and other heavy work get half as many")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
     proxy = verbs.add_parser("proxy", help="run the MCP server a host starts over stdio")

@@ -29,6 +29,7 @@ DUPLICATE_DETECTED, UPDATE_CANDIDATE, NONE = "DUPLICATE_DETECTED", "UPDATE_CANDI
 SAVE_INTENTS = {"SAVE_PREFERENCE": "preference", "SAVE_DECISION": "decision", "SAVE_FACT": "fact"}
 MODEL_LOAD_TIMEOUT_SECONDS = 120.0
 RECENT_ANALYSES = 512  # spaCy results kept for reuse when a later turn leans on an earlier one
+SIDE_THREADS = 8  # ONNX stages running beside spaCy; onnxruntime sessions take concurrent calls
 
 
 # Intents whose messages may carry (subject, predicate, object) facts for the graph.
@@ -88,7 +89,9 @@ class ActivationPipeline:
         self._loaded = threading.Event()
         self._recent_analyses: OrderedDict[str, TextAnalysis] = OrderedDict()
         self._recent_lock = threading.Lock()
-        self._side = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cortexd-encoder")
+        # One thread for each analysis that may run at once (both worker lanes): a shared pool smaller than that
+        # would queue a host's one-message analysis behind the model stages of another host's saves.
+        self._side = ThreadPoolExecutor(max_workers=SIDE_THREADS, thread_name_prefix="cortexd-encoder")
         # Called with (stage, milliseconds) after each analysis: the metrics registry when `serve --metrics` is on.
         self.stage_observer: Callable[[str, float], None] | None = None
 

@@ -27,6 +27,10 @@ class Unavailable(CortexdError):
     status = grpc.StatusCode.UNAVAILABLE
 
 
+class DeadlineExceeded(CortexdError):
+    status = grpc.StatusCode.DEADLINE_EXCEEDED
+
+
 # Status details travel in gRPC metadata, which peers refuse past 8-16 KiB; a message quoting a huge argument back
 # would otherwise reach the caller as RESOURCE_EXHAUSTED instead of the error it explains.
 MAX_STATUS_MESSAGE_BYTES = 2048
