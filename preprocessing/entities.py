@@ -621,13 +621,14 @@ def _noun_chunks(doc) -> tuple[str, ...]:
         return ()  # a caller-supplied pipeline without a parser has no noun chunks
     chunks: list[str] = []
     seen: set[str] = set()
+    text = doc.text  # spaCy joins every token each time it is asked for the text
     for chunk in doc.noun_chunks:
         tokens = list(chunk)
         while tokens and (tokens[0].pos_ in _LEADING_CHUNK_POS or tokens[0].is_punct or tokens[0].is_space):
             tokens.pop(0)
         if not tokens:
             continue
-        value = " ".join(doc.text[tokens[0].idx : _token_end(tokens[-1])].split()).lower()
+        value = " ".join(text[tokens[0].idx : _token_end(tokens[-1])].split()).lower()
         if value and value not in seen:
             seen.add(value)
             chunks.append(value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from preprocessing.bounds import TERM_CHARS
+from preprocessing.bounds import RULE_CHARS, TERM_CHARS, text_prefix
 from preprocessing.stopwords import STOPWORDS as FUNCTION_WORDS
 
 # Function words, and the words of asking rather than of the topic ("tell me what I said about the deploy").
@@ -110,10 +110,12 @@ MAX_NAME_WORDS = 6  # a longer capitalised run is a title or shouting, not one n
 
 def salient_keys(text: str) -> set[str]:
     """Cheap entity keys without a parse: identifiers, names (capitalised words and runs of them, not the first
-    word of a sentence unless it looks like a name) and known technology names, in their canonical form."""
+    word of a sentence unless it looks like a name) and known technology names, in their canonical form, from the
+    text's first RULE_CHARS characters."""
     from preprocessing.gazetteer import TechnologyGazetteer  # a dict lookup, no spaCy
 
     gazetteer = TechnologyGazetteer.load()
+    text = text_prefix(text, RULE_CHARS)
     keys = set(identifiers(text))
     words = [(m.group(), m.start()) for m in _WORD.finditer(text)]
     run: list[str] = []

@@ -36,8 +36,9 @@ def long_prose(marker: str, size: int = 60 * KIB, seed: int = 0) -> str:
 
 
 def log_events(daemon, event: str) -> list[dict]:
-    lines = [json.loads(line) for line in daemon.log_path.read_text(errors="replace").splitlines() if line.startswith("{")]
-    return [line for line in lines if line.get("event") == event]
+    lines = daemon.log_path.read_text(errors="replace").splitlines()
+    return [entry for entry in map(json.loads, filter(lambda line: line.startswith("{"), lines))
+            if entry.get("event") == event]
 
 
 def test_reads_and_one_message_analysis_have_their_own_lane():

@@ -1,4 +1,4 @@
-"""Write deadlines at the store: a call that cannot be answered in time stores nothing; once it has stored, it finishes."""
+"""Write deadlines at the store: a call that cannot be answered in time stores nothing; once it stores, it finishes."""
 
 from __future__ import annotations
 
