@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import sys
+import threading
 import time
 
 import grpc
+import numpy as np
 import pytest
 
 from cortexd.connect import CHANNEL_OPTIONS, call_metadata
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
-from memory_daemon.api.workers import Lane, lane_of
+from memory_daemon.activation.analyzer import ActivationPipeline
+from memory_daemon.api.workers import BlockingRunner, Lane, lane_of
 from memory_daemon.client.python_client import CortexdClient
+from memory_daemon.core.config import ActivationSettings
+from memory_daemon.core.priority import BACKGROUND_NICENESS, MAX_NICENESS, in_background, run_in_background
 
 KIB = 1024
 WAIT_SECONDS = 300.0  # a bound on waiting for the daemon, never a measured latency
@@ -125,3 +132,40 @@ def test_one_namespaces_large_saves_never_hold_up_another_namespaces_reads(daemo
     # With one pool for everything the reads queue behind the saves sent before them, so nearly all saves are done
     # by the time they finish; in their own lane they finish while most saves still wait for a heavy worker.
     assert in_flight >= saves // 2, f"only {in_flight} of {saves} saves were still in flight when the reads finished"
+
+
+def test_heavy_work_runs_at_background_priority_and_reads_do_not():
+    runner = BlockingRunner(2)
+
+    def probe() -> tuple[bool, int]:
+        return in_background(), os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    async def both():
+        return await runner.run(probe), await runner.run(probe, lane=Lane.HEAVY)
+
+    (read_background, read_nice), (heavy_background, heavy_nice) = asyncio.run(both())
+    runner.shutdown()
+    assert not read_background and heavy_background
+    if sys.platform.startswith("linux"):
+        assert heavy_nice == min(MAX_NICENESS, read_nice + BACKGROUND_NICENESS)
+
+
+class RecordingEncoder:
+    def __init__(self) -> None:
+        self.in_background: list[bool] = []
+
+    def encode(self, texts):
+        self.in_background.append(in_background())
+        return np.zeros((len(texts), 384), dtype=np.float32)
+
+
+def test_a_background_callers_model_stages_run_in_the_background_too():
+    settings = ActivationSettings(entities=False, tags=False, dedup=False, intent_model=False)
+    pipeline = ActivationPipeline(settings)
+    pipeline.encoder = encoder = RecordingEncoder()
+    pipeline._loaded.set()  # the recording encoder stands in for the loaded models
+    pipeline.analyze("a host waits for this one")
+    background = threading.Thread(target=lambda: (run_in_background(), pipeline.analyze("a save's analysis")))
+    background.start()
+    background.join()
+    assert encoder.in_background == [False, True]

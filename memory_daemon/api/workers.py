@@ -11,13 +11,16 @@ import grpc
 
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon.core.deadlines import Deadline
+from memory_daemon.core.priority import run_in_background
 
 
 class Lane(Enum):
     """Which worker threads run a call's blocking work."""
 
     READ = "read"  # reads and the analysis of one message: what a host waits on before it answers its user
-    HEAVY = "heavy"  # writes with their enrichment, imports and restores, batch analysis, whole-namespace scans
+    # Writes with their enrichment, imports and restores, batch analysis, whole-namespace scans: on threads the OS
+    # runs at background priority (core.priority), so they take the CPU the reads leave.
+    HEAVY = "heavy"
 
 
 # Calls that write nothing but may cost seconds: they queue with the writes, not in front of the reads.
@@ -45,14 +48,15 @@ class BlockingRunner:
     """Runs store and model work on worker threads so the event loop keeps serving other hosts.
 
     Reads and writes have threads of their own: however many 64 KiB saves one host sends, another host's search
-    finds a free reader (the heavy lane has half as many threads, so saves leave CPU to the readers).
+    finds a free reader, and gets the CPU first (the heavy lane has half as many threads, at background priority).
     """
 
     def __init__(self, read_threads: int, heavy_threads: int | None = None) -> None:
         heavy_threads = heavy_threads or max(1, read_threads // 2)
         self._pools = {
             Lane.READ: ThreadPoolExecutor(max_workers=read_threads, thread_name_prefix="cortexd-read"),
-            Lane.HEAVY: ThreadPoolExecutor(max_workers=heavy_threads, thread_name_prefix="cortexd-heavy"),
+            Lane.HEAVY: ThreadPoolExecutor(max_workers=heavy_threads, thread_name_prefix="cortexd-heavy",
+                                           initializer=run_in_background),
         }
 
     async def run(self, fn, *args, lane: Lane = Lane.READ, deadline: Deadline | None = None):
