@@ -132,6 +132,9 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
     bench.add_argument("suite", choices=["transport", "activation", "graph", "retrieval", "hooks", "proxy", "load"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
+    bench.add_argument("--beside-worst-case", action="store_true",
+                       help="hooks: run beside a client saving 64 KiB in a loop in its own namespace "
+                            "(load always runs a phase beside one)")
 
     service = verbs.add_parser("service", help="run the daemon as a systemd user unit (Linux) or launchd agent (macOS)")
     service_actions = service.add_subparsers(dest="service_verb", required=True, metavar="ACTION")
@@ -208,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "bench":
         from memory_daemon.bench.runner import run_bench
 
-        return run_bench(args.suite, quick=args.quick)
+        return run_bench(args.suite, quick=args.quick, beside_worst_case=args.beside_worst_case)
     if args.verb == "service":
         from memory_daemon.ops.service_install import run_service_verb
 

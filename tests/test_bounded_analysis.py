@@ -171,17 +171,24 @@ def test_phrase_rules_read_a_capped_prefix_and_still_find_a_leading_request(monk
     assert signals.save_request and masked == [masked[0]] and masked[0] <= RULE_CHARS
 
 
+class RecordingPattern:
+    def __init__(self, pattern) -> None:
+        self.pattern, self.lengths = pattern, []
+
+    def search(self, text):
+        self.lengths.append(len(text))
+        return self.pattern.search(text)
+
+
 def test_intent_rules_read_a_capped_prefix_of_the_message_and_of_the_turn_before(monkeypatch):
-    scored = []
-    cue_scores = intent_rules._cue_scores
-
-    def recording(lowered):
-        scored.append(len(lowered))
-        return cue_scores(lowered)
-
-    monkeypatch.setattr(intent_rules, "_cue_scores", recording)
-    intent_rules.RuleIntentClassifier().classify("you " * (16 * KIB), ["should we use Redis or Memcached? " * 2000])
-    assert scored and max(scored) <= INTENT_CHARS
+    cues, offers = RecordingPattern(intent_rules._NAMED_VALUE), RecordingPattern(intent_rules._OFFERS_CHOICE)
+    monkeypatch.setattr(intent_rules, "_NAMED_VALUE", cues)
+    monkeypatch.setattr(intent_rules, "_OFFERS_CHOICE", offers)
+    rules = intent_rules.RuleIntentClassifier()
+    rules.classify("you " * (16 * KIB))
+    rules.classify("yes, Redis", ["should we use Redis or Memcached? " + "you " * (16 * KIB)])
+    assert cues.lengths and max(cues.lengths) <= INTENT_CHARS
+    assert offers.lengths and max(offers.lengths) <= INTENT_CHARS
 
 
 def test_dedup_analyses_a_capped_prefix(monkeypatch):
