@@ -6,10 +6,13 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from preprocessing.bounds import RULE_CHARS, text_prefix
 
+# A message holds a few requests at most; its first matches of a rule decide, and the hits are compared pairwise.
+MATCHES_PER_RULE = 32
 SAVE_REQUEST = "save_request"
 RECALL_REQUEST = "recall_request"
 IMPORTANCE_MARKER = "importance_marker"
@@ -600,7 +603,7 @@ class PhraseDetector:
         hits: set[_Hit] = set()
         for words, pattern, rule in _RULES:
             if any(w in folded for w in words):
-                for m in pattern.finditer(masked):
+                for m in islice(pattern.finditer(masked), MATCHES_PER_RULE):
                     hits.update(rule(masked, m))
         # Overlapping rules can report nested spans of one kind ("note" inside "make a note"); keep the widest.
         kept = [h for h in hits if not any(

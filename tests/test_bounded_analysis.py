@@ -4,6 +4,7 @@ prefix of it (counted here, never timed)."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from types import SimpleNamespace
 
 import pytest
@@ -18,7 +19,7 @@ from preprocessing.bounds import (
 )
 from preprocessing.dedup import FUZZY_TRIALS, DedupAction, DedupCandidate, DeduplicationChecker
 from preprocessing.entities import SUFFIX_WINDOW, EntityExtractor, TechnologyGazetteer, bound_suffix_search
-from preprocessing.phrases import PhraseDetector
+from preprocessing.phrases import MATCHES_PER_RULE, PhraseDetector
 from preprocessing.terms import MAX_NAME_WORDS, identifiers, salient_keys, terms
 
 KIB = 1024
@@ -255,3 +256,12 @@ def test_cheap_entity_keys_stay_short_on_a_shouted_paragraph_and_come_from_the_o
     assert keys and all(len(k) <= TERM_CHARS and len(k.split()) <= MAX_NAME_WORDS for k in keys)
     assert salient_keys("Kubernetes " + "and so on " * 400) == {"kubernetes"}
     assert salient_keys("and so on " * 400 + "Kubernetes") == set()  # past RULE_CHARS
+
+
+def test_phrase_rules_examine_a_bounded_number_of_matches(monkeypatch):
+    examined = Counter()
+    rules = [(words, pattern, lambda masked, m, n=n, rule=rule: examined.update([n]) or rule(masked, m))
+             for n, (words, pattern, rule) in enumerate(phrases._RULES)]
+    monkeypatch.setattr(phrases, "_RULES", tuple(rules))
+    assert PhraseDetector().detect("remember this " * 300).save_request
+    assert examined and max(examined.values()) <= MATCHES_PER_RULE
