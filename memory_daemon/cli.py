@@ -34,7 +34,8 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     serve.add_argument("--metrics-allow-remote", action="store_true",
                        help="allow --metrics on a non-loopback address (the endpoint has no authentication)")
     serve.add_argument("--max-content-bytes", type=int, default=64 * 1024, help="largest memory accepted (default 65536)")
-    serve.add_argument("--workers", type=int, default=4, help="worker threads for store work (default 4)")
+    serve.add_argument("--workers", type=int, default=4,
+                       help="worker threads for reads (default 4); writes and other heavy work get half as many")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.add_argument("--supervisor", choices=["launchd"],
                        help="launchd: exit 0 on a fault a restart cannot fix (bad settings, another owner), "
@@ -134,6 +135,9 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
     bench.add_argument("suite", choices=["transport", "activation", "graph", "retrieval", "hooks", "proxy", "load"])
     bench.add_argument("--quick", action="store_true", help="fewer iterations, for a smoke run")
+    bench.add_argument("--beside-worst-case", action="store_true",
+                       help="hooks: run beside a client saving 64 KiB in a loop in its own namespace "
+                            "(load always runs a phase beside one)")
 
     service = verbs.add_parser("service", help="run the daemon as a systemd user unit (Linux) or launchd agent (macOS)")
     service_actions = service.add_subparsers(dest="service_verb", required=True, metavar="ACTION")
@@ -210,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "bench":
         from memory_daemon.bench.runner import run_bench
 
-        return run_bench(args.suite, quick=args.quick)
+        return run_bench(args.suite, quick=args.quick, beside_worst_case=args.beside_worst_case)
     if args.verb == "service":
         from memory_daemon.ops.service_install import run_service_verb
 

@@ -6,13 +6,14 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from enum import Enum
 from functools import lru_cache
+from itertools import islice, zip_longest
 from pathlib import Path
 
 import numpy as np
 
+from preprocessing.bounds import DEDUP_CHARS, RULE_CHARS, text_prefix
 from preprocessing.stopwords import STOPWORDS
 
 
@@ -50,6 +51,9 @@ class DedupThresholds:
 # cosine setting: MiniLM scores "Uploads are capped at 10MB" vs "The max upload size is 10 MB" 0.84.
 LEXICAL_MERGE_MARGIN = 0.1
 LEXICAL_MERGE_CONTAINMENT = 0.6
+# Word pairs tried for a fuzzy match (a shared stem) per comparison: a few hundred for any real pair of texts, and the
+# cap on a crafted one whose every word starts alike.
+FUZZY_TRIALS = 20_000
 # A message that announces a change of a shared subject ("we migrated CI to GitHub Actions")
 # is an update even when MiniLM puts it under related_similarity.
 UPDATE_MARGIN = 0.2
@@ -152,7 +156,7 @@ _RETURNING = re.compile(r"\b(?:again|back (?:to|into|on|in)|revers(?:e|ed|es|al|
 
 def announces_return(text: str) -> bool:
     """The text says an earlier state is back ("again", "back to", "reversed", "reverted", "restored")."""
-    return bool(_RETURNING.search(text))
+    return bool(_RETURNING.search(text_prefix(text, RULE_CHARS)))
 
 
 _NAME_KINDS = ("value", "initial_name")
@@ -194,6 +198,7 @@ def _other_instance(old: _Analysis, new: _Analysis) -> bool:
 def announces_change(text: str) -> bool:
     """The text says something changed, stopped, came back or was corrected ("moved it to", "no longer",
     "actually", "again", "I misread")."""
+    text = text_prefix(text, RULE_CHARS)
     return bool(_ANY_MARKER.search(text) or _REVISING.search(text) or _RETURNING.search(text))
 
 # Polarity: a negator, a word with a negation inside it ("I dislike X" agrees with "I don't like X"
@@ -226,6 +231,8 @@ _CONTRACTIONS = (
     (re.compile(r"'s\b", re.I), ""), (re.compile(r"(?<=s)'(?=\s|$)"), ""),
 )
 _TOKEN = re.compile(r"\$?\d[\d,]*(?:[.:]\d+)*[^\W\d_]*|[^\W\d_]\w*(?:[.-]\w+)*|[.!?;:]")
+_WORD_RUN = re.compile(r"\w+")
+_OPENING_WORDS = 64
 _NUMBER = re.compile(r"^\$?(\d[\d,]*(?:[.:]\d+)*)([^\W\d_]*)$")
 _VERSION = re.compile(r"^[vV](\d+(?:\.\d+)+|\d+)$")
 _TECH_TERM = re.compile(r"\d|[._]|[a-z][A-Z]")  # digits, dots, underscores or camelCase
@@ -323,9 +330,14 @@ def _expand(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=4096)
 def _analyse(text: str) -> _Analysis:
-    """Content words, values, change markers and polarity of one text (cached: check() sees a message many times)."""
+    """Content words, values, change markers and polarity of the text's first DEDUP_CHARS characters."""
+    return _analysed(text_prefix(text, DEDUP_CHARS))
+
+
+@lru_cache(maxsize=4096)
+def _analysed(text: str) -> _Analysis:
+    """_analyse of a text already cut to size (cached: check() sees a message many times)."""
     expanded = _expand(text)
     lower = expanded.lower()
     markers = frozenset(name for name, pattern in _MARKERS.items() if pattern.search(lower))
@@ -460,12 +472,23 @@ def _align(old: _Analysis, new: _Analysis) -> _Comparison:
         free.setdefault(word.key, []).append(i)
     matches: list[int | None] = [free[w.key].pop(0) if free.get(w.key) else None for w in new.content]
     used = {i for i in matches if i is not None}
+    # Different keys match only when they share their first three letters (see _same), so each word is tried
+    # against those alone, in order, and against FUZZY_TRIALS of them in all however long the texts are.
+    by_start: dict[str, list[int]] = {}
+    for i, word in enumerate(old.content):
+        by_start.setdefault(word.key[:3], []).append(i)
+    trials = FUZZY_TRIALS
     for position, word in enumerate(new.content):
-        if matches[position] is None:
-            fuzzy = next((i for i, o in enumerate(old.content) if i not in used and _same(o, word)), None)
-            if fuzzy is not None:
-                matches[position] = fuzzy
-                used.add(fuzzy)
+        if matches[position] is not None or len(word.key) < 3:
+            continue
+        for i in by_start.get(word.key[:3], ()):
+            trials -= 1
+            if trials < 0:
+                break
+            if i not in used and _same(old.content[i], word):
+                matches[position] = i
+                used.add(i)
+                break
     new_keys = [word.key if i is None else old.content[i].key for word, i in zip(new.content, matches)]
     only_new = [word for word, i in zip(new.content, matches) if i is None]
     only_old = tuple(w for i, w in enumerate(old.content) if i not in used)
@@ -539,11 +562,10 @@ def _slot_swap(comparison: _Comparison) -> tuple[str, bool] | None:
     """
     if set(comparison.old_keys) == set(comparison.new_keys):
         return None
-    edits = [op for op in SequenceMatcher(None, comparison.old_keys, comparison.new_keys, autojunk=False).get_opcodes()
-             if op[0] != "equal"]
-    if len(edits) != 1 or edits[0][0] != "replace":
+    replaced = _one_replaced_run(comparison.old_keys, comparison.new_keys)
+    if replaced is None:
         return None
-    _, i1, i2, j1, j2 = edits[0]
+    i1, i2, j1, j2 = replaced
     if comparison.shared < 2 or i2 - i1 > 2 or j2 - j1 > 2:
         return None
     if any(w.verb_like or w.polar or w.kind in _SLOT_KINDS for w in comparison.only_old + comparison.only_new):
@@ -552,6 +574,22 @@ def _slot_swap(comparison: _Comparison) -> tuple[str, bool] | None:
     is_object = i1 >= 2 and j1 >= 2 and i2 == len(comparison.old_keys) and j2 == len(comparison.new_keys)
     return (f"{' '.join(w.surface for w in comparison.only_old)} replaced by "
             f"{' '.join(w.surface for w in comparison.only_new)}"), is_object
+
+
+def _one_replaced_run(old: Sequence[str], new: Sequence[str]) -> tuple[int, int, int, int] | None:
+    """(i1, i2, j1, j2) when replacing old[i1:i2] by new[j1:j2] is the only edit, in linear time: what differs
+    between the longest common start and end, unless it is an insertion, a deletion, or shares a key (a move)."""
+    shortest = min(len(old), len(new))
+    start = 0
+    while start < shortest and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < shortest - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    i2, j2 = len(old) - end, len(new) - end
+    if start == i2 or start == j2 or set(old[start:i2]) & set(new[start:j2]):
+        return None
+    return start, i2, start, j2
 
 
 class DeduplicationChecker:
@@ -581,7 +619,7 @@ class DeduplicationChecker:
             unique = tuple(dict.fromkeys(r for r in reasons if r))
             return DedupVerdict(action, memory_id, similarity, (f"cosine {similarity:.2f}", *unique))
 
-        if re.findall(r"\w+", new_text.lower()) == re.findall(r"\w+", candidate.text.lower()):
+        if _same_words(new_text, candidate.text):
             return verdict(DedupAction.MERGE, "same text")
         if similarity < related - UPDATE_MARGIN:
             return verdict(DedupAction.NEW)  # what follows can only find NEW this far apart: skip the analysis
@@ -618,6 +656,9 @@ class DeduplicationChecker:
         if conflicts:
             return verdict(DedupAction.REVIEW, *conflicts)
         overlap = f"content overlap {comparison.containment():.2f}"
+        if max(len(new_text), len(candidate.text)) > DEDUP_CHARS:
+            # Only the openings were compared; what follows may differ, and a merge would drop it unsaved.
+            return verdict(DedupAction.REVIEW, overlap, f"compared by their first {DEDUP_CHARS:,} characters only")
         if similarity >= self.thresholds.duplicate_similarity and not swap:
             return verdict(DedupAction.MERGE, overlap)
         # Below the cosine setting, merge only wording that agrees and adds no name, number or date.
@@ -626,6 +667,16 @@ class DeduplicationChecker:
                 and comparison.containment() >= LEXICAL_MERGE_CONTAINMENT and not adds_value and not swap):
             return verdict(DedupAction.MERGE, overlap)
         return verdict(DedupAction.REVIEW, overlap, swap[0] if swap else None)
+
+
+def _same_words(text: str, other: str) -> bool:
+    """The two texts have the same words, case aside. Their first words are compared first: two long texts that
+    differ early cost nothing more, and only copies are read whole."""
+    text, other = text.lower(), other.lower()
+    openings = zip_longest(*(islice(_WORD_RUN.finditer(t), _OPENING_WORDS) for t in (text, other)))
+    if not all(a is not None and b is not None and a.group() == b.group() for a, b in openings):
+        return False
+    return _WORD_RUN.findall(text) == _WORD_RUN.findall(other)
 
 
 _EXPECTED = {"duplicate": DedupAction.MERGE, "update": DedupAction.UPDATE_CANDIDATE}

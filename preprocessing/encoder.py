@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from preprocessing.bounds import ENCODER_CHARS, text_prefix
 from preprocessing.onnx_text import cpu_session, model_inputs, wordpiece_tokenizer
 from preprocessing.registry import VerifiedModel, verified_model
 
@@ -29,8 +30,9 @@ class SentenceEncoder:
         return cls(model.file("model_int8.onnx"), model.file("tokenizer.json"), threads)
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        """The model's input arrays, padded to the longest text."""
-        return model_inputs(self._tokenizer, texts, self._inputs)
+        """The model's input arrays, padded to the longest text; the tokenizer reads each text's first ENCODER_CHARS
+        characters, which hold the MAX_TOKENS word pieces kept (it would otherwise split a whole 64 KiB text)."""
+        return model_inputs(self._tokenizer, [text_prefix(text, ENCODER_CHARS) for text in texts], self._inputs)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

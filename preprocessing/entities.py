@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from preprocessing.bounds import PARSE_CHARS, PARSE_TOKENS, short_words, text_prefix
 from preprocessing.gazetteer import (
     TECHNOLOGY,
     YEAR,
@@ -21,6 +22,9 @@ RULER_NAME = "technology_ruler"
 # ambiguity rules and noun-chunk trimming use, and the parser gives noun chunks.
 EXCLUDED_COMPONENTS = ("lemmatizer",)
 BATCH_SIZE = 64
+# No English suffix rule of spaCy's spans more than a few characters; looking only at a token's end keeps each
+# step of its affix peeling constant-time instead of linear in the token.
+SUFFIX_WINDOW = 32
 
 CODE = "CODE"
 PATH = "PATH"
@@ -158,6 +162,23 @@ def add_technology_ruler(nlp, gazetteer: TechnologyGazetteer) -> None:
     ruler.add_patterns(gazetteer.ruler_patterns())
 
 
+def bound_suffix_search(tokenizer) -> None:
+    """Make the tokenizer look for suffixes in a token's last SUFFIX_WINDOW characters only.
+
+    spaCy searches the whole rest of a token for a suffix at every step that peels one off, so a run of
+    punctuation ("=====…") costs time quadratic in its length (10,000 "=" took 15 s).
+    """
+    search = tokenizer.suffix_search
+    if search is None or getattr(search, "window", None) == SUFFIX_WINDOW:
+        return
+
+    def search_end(text: str):
+        return search(text[-SUFFIX_WINDOW:])  # spaCy reads only the match's length
+
+    search_end.window = SUFFIX_WINDOW
+    tokenizer.suffix_search = search_end
+
+
 class EntityExtractor:
     """Text -> entities and noun chunks; load once and reuse (model load ≈ 0.5 s)."""
 
@@ -173,6 +194,7 @@ class EntityExtractor:
             s for s in nlp.vocab.strings if s.isalpha() and s.islower() and s not in self._gazetteer.plain
         )
         add_technology_ruler(nlp, self._gazetteer)
+        bound_suffix_search(nlp.tokenizer)
         self._nlp = nlp
 
     @classmethod
@@ -188,10 +210,18 @@ class EntityExtractor:
         return self._gazetteer
 
     def analyze(self, text: str) -> TextAnalysis:
-        return self._analyze_doc(self._nlp(text))
+        """Entities, noun chunks and triples of the text's first PARSE_CHARS characters and PARSE_TOKENS tokens."""
+        return self._analyze_doc(self._nlp(self.bounded_doc(text)))
 
     def analyze_batch(self, texts: Sequence[str]) -> list[TextAnalysis]:
-        return [self._analyze_doc(doc) for doc in self._nlp.pipe(texts, batch_size=BATCH_SIZE)]
+        docs = (self.bounded_doc(text) for text in texts)
+        return [self._analyze_doc(doc) for doc in self._nlp.pipe(docs, batch_size=BATCH_SIZE)]
+
+    def bounded_doc(self, text: str):
+        """The tokenised, not yet parsed, prefix of the text the pipeline reads, with over-long words cut short
+        (bounds.short_words): its offsets are the text's, and its cost is linear and capped."""
+        doc = self._nlp.make_doc(short_words(text_prefix(text, PARSE_CHARS)))
+        return doc[:PARSE_TOKENS].as_doc() if len(doc) > PARSE_TOKENS else doc
 
     def extract(self, text: str) -> list[Entity]:
         return list(self.analyze(text).entities)
@@ -591,13 +621,14 @@ def _noun_chunks(doc) -> tuple[str, ...]:
         return ()  # a caller-supplied pipeline without a parser has no noun chunks
     chunks: list[str] = []
     seen: set[str] = set()
+    text = doc.text  # spaCy joins every token each time it is asked for the text
     for chunk in doc.noun_chunks:
         tokens = list(chunk)
         while tokens and (tokens[0].pos_ in _LEADING_CHUNK_POS or tokens[0].is_punct or tokens[0].is_space):
             tokens.pop(0)
         if not tokens:
             continue
-        value = " ".join(doc.text[tokens[0].idx : _token_end(tokens[-1])].split()).lower()
+        value = " ".join(text[tokens[0].idx : _token_end(tokens[-1])].split()).lower()
         if value and value not in seen:
             seen.add(value)
             chunks.append(value)

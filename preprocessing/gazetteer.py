@@ -64,6 +64,7 @@ class TechnologyGazetteer:
         self.joiners = frozenset(cues["joiners"])
         self.camelcase_words = frozenset(w.lower() for w in data["camelcase_words"])
         self._typo_index = self._build_typo_index()
+        self._longest_typo_name = max((len(name) for name in self._typo_index), default=0)
 
     @classmethod
     def load(cls, path: Path = GAZETTEER_PATH) -> "TechnologyGazetteer":
@@ -113,7 +114,8 @@ class TechnologyGazetteer:
         agree, and a swap beats a dropped or doubled letter when both fit.
         """
         lower = word.lower()
-        if len(lower) < 6 or not lower.isalpha() or lower in known_words:
+        # A word longer than every name plus one letter is no typo of one; checking it would cost its length squared.
+        if not 6 <= len(lower) <= self._longest_typo_name + 1 or not lower.isalpha() or lower in known_words:
             return None
         found: set[str] = set(self._typo_index.get(lower, ()))
         for variant in deletions(lower):

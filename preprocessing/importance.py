@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from preprocessing.bounds import RULE_CHARS, text_prefix
+
 MIN_STRENGTH = 0.0
 MAX_STRENGTH = 2.0
 
@@ -71,7 +73,8 @@ class ImportanceScorer:
     """score(text, intent, ...) -> strength in [0.0, 2.0]; same input, same output."""
 
     def score(self, text: str, intent: str | None = None, importance_marker: bool = False, explicit_save: bool = False) -> float:
-        lowered = " ".join(text.replace("\u2019", "'").lower().split())
+        """Reads the first RULE_CHARS characters of the text, where its emphasis and hedges are."""
+        lowered = " ".join(text_prefix(text, RULE_CHARS).replace("\u2019", "'").lower().split())
         strength = INTENT_BASE.get(intent, INTENT_BASE[None])
         negated = NEGATED_EMPHASIS.search(lowered) is not None
         # A negated "important" would otherwise also match the emphasis cue.

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from preprocessing.bounds import INTENT_CHARS, text_prefix
 from preprocessing.intent_rules import INTENTS, IntentPrediction
 from preprocessing.onnx_text import cpu_session, model_inputs, wordpiece_tokenizer
 from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
@@ -15,9 +16,6 @@ INTENT_MODEL = "intent"
 MODEL_FILE = "model_int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 MAX_TOKENS = 128
-# Truncation keeps only the first 128 word pieces anyway; cutting the text first bounds
-# tokenisation time on a pasted log or document.
-_MAX_CHARS = 2000
 
 
 class IntentModel:
@@ -41,8 +39,9 @@ class IntentModel:
         return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), labels, threads)
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        """The model's input arrays, padded to the longest text."""
-        return model_inputs(self._tokenizer, [text[:_MAX_CHARS] for text in texts], self._inputs)
+        """The model's input arrays, padded to the longest text. Truncation keeps only the first 128 word pieces
+        anyway; cutting the text first bounds tokenisation time on a pasted log or document."""
+        return model_inputs(self._tokenizer, [text_prefix(text, INTENT_CHARS) for text in texts], self._inputs)
 
     def probabilities(self, texts: Sequence[str]) -> np.ndarray:
         """(n, labels) softmax probabilities, float64 so each row sums to 1 within 1e-12."""

@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from preprocessing.bounds import INTENT_CHARS, text_prefix
+
 INTENTS = ("SAVE_PREFERENCE", "SAVE_DECISION", "SAVE_FACT", "RECALL_INFO", "UPDATE_INFO", "QUESTION")
 
 PREFERENCE, DECISION, FACT, RECALL, UPDATE, QUESTION = INTENTS
@@ -381,9 +383,6 @@ _CUES: dict[str, list[tuple[str, float]]] = {
     ],
 }
 
-# Intent shows in the opening of a message; the cap also bounds regex time on pastes.
-_MAX_CHARS = 2000
-
 _COMPILED = {intent: [(re.compile(pattern), weight) for pattern, weight in cues] for intent, cues in _CUES.items()}
 # Case carries two cues: names ("Priya owns billing", not "please owns") and
 # named values ("the codename is Falcon", "the port is 5433", not "the weather is nice").
@@ -467,7 +466,8 @@ class RuleIntentClassifier:
 
     def scores(self, text: str, prior_turns: Sequence[str] = ()) -> dict[str, float]:
         """Raw evidence per intent before the softmax; useful when tuning cues."""
-        original = _normalise(text[:_MAX_CHARS])
+        # Intent shows in the opening of a message; the cap also bounds regex time on pastes.
+        original = _normalise(text_prefix(text, INTENT_CHARS))
         lowered = original.lower()
         scores = _cue_scores(lowered)
         if scores[RECALL] >= _RECALL_OVERRIDES_FRAME:
@@ -510,7 +510,7 @@ def _selection_intent(lowered: str, prior_turns: Sequence[str]) -> str | None:
     words = _WORDS.findall(lowered)
     if not words or len(words) > _MAX_SELECTION_WORDS:
         return None
-    previous = _normalise(prior_turns[-1]).lower()
+    previous = _normalise(text_prefix(prior_turns[-1], INTENT_CHARS)).lower()
     if not _OFFERS_CHOICE.search(previous):
         return None
     # A reply that names one of the offered options ("Redis, definitely") is a pick

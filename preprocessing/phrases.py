@@ -6,8 +6,13 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
+from preprocessing.bounds import RULE_CHARS, text_prefix
+
+# A message holds a few requests at most; its first matches of a rule decide, and the hits are compared pairwise.
+MATCHES_PER_RULE = 32
 SAVE_REQUEST = "save_request"
 RECALL_REQUEST = "recall_request"
 IMPORTANCE_MARKER = "importance_marker"
@@ -43,8 +48,17 @@ _BLOCKQUOTE = re.compile(r"^[ \t]*>.*$", re.M)
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'})
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + "".join(c if c == "\n" else "_" for c in text[start:end]) + text[end:]
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each (start, end) span blanked to "_" but its newlines; rebuilt once, not once per span."""
+    pieces, done = [], 0
+    for start, end in spans:
+        pieces += (text[done:start], _NOT_NEWLINE.sub("_", text[start:end]))
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def mask_non_prose(text: str) -> str:
@@ -52,11 +66,11 @@ def mask_non_prose(text: str) -> str:
     masked = text.translate(_TYPOGRAPHIC)
     for pattern in (_CODE_FENCE, _INLINE_CODE, _BLOCKQUOTE, _DOUBLE_QUOTED, _SINGLE_QUOTED):
         body = masked.strip()
-        for m in list(pattern.finditer(masked)):
-            # A message wrapped whole in quotes is still the user's own request, not a citation.
-            if pattern in (_DOUBLE_QUOTED, _SINGLE_QUOTED) and m.group() == body:
-                continue
-            masked = _blank(masked, m.start(), m.end())
+        # A message wrapped whole in quotes is still the user's own request, not a citation.
+        spans = [m.span() for m in pattern.finditer(masked)
+                 if not (pattern in (_DOUBLE_QUOTED, _SINGLE_QUOTED) and m.group() == body)]
+        if spans:
+            masked = _blanked(masked, spans)
     return masked
 
 
@@ -582,12 +596,14 @@ class PhraseDetector:
     """detect(text) -> PhraseSignals: which explicit memory phrases a user message contains, and where."""
 
     def detect(self, text: str) -> PhraseSignals:
+        """Reads the message's first RULE_CHARS characters: a request to remember comes before a pasted document."""
+        text = text_prefix(text, RULE_CHARS)
         masked = mask_non_prose(text)
         folded = masked.lower()
         hits: set[_Hit] = set()
         for words, pattern, rule in _RULES:
             if any(w in folded for w in words):
-                for m in pattern.finditer(masked):
+                for m in islice(pattern.finditer(masked), MATCHES_PER_RULE):
                     hits.update(rule(masked, m))
         # Overlapping rules can report nested spans of one kind ("note" inside "make a note"); keep the widest.
         kept = [h for h in hits if not any(

@@ -9,6 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
+from preprocessing.bounds import RULE_CHARS, text_prefix
 from preprocessing.stopwords import NEGATIONS, STOPWORDS
 
 CATEGORY_TAGS = (
@@ -249,7 +250,7 @@ class TagSuggester:
     def _keywords(self, text: str, candidates: Sequence[str], document: np.ndarray) -> tuple[str, ...]:
         if self.top_k == 0:
             return ()
-        phrases = normalise_candidates(candidates) or fallback_candidates(text)
+        phrases = normalise_candidates(candidates) or fallback_candidates(text_prefix(text, RULE_CHARS))
         if not phrases:
             return ()
         phrases = phrases[:MAX_CANDIDATES]

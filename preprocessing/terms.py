@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from preprocessing.bounds import RULE_CHARS, TERM_CHARS, text_prefix
 from preprocessing.stopwords import STOPWORDS as FUNCTION_WORDS
 
 # Function words, and the words of asking rather than of the topic ("tell me what I said about the deploy").
@@ -60,9 +61,15 @@ def terms(text: str) -> list[str]:
     "src/api.py" -> src/api.py, src, api, py; "3.12" -> 3.12, 3, 12.
     """
     found: list[str] = []
-    for token in _TOKEN.findall(text):
+    for token in _tokens(text):
         found.extend(_token_terms(token))
     return found
+
+
+def _tokens(text: str) -> list[str]:
+    """The text's tokens, each cut to TERM_CHARS: a 64 KiB run of letters is one token, and the caches below would
+    otherwise keep whole texts as keys."""
+    return [token[:TERM_CHARS] for token in _TOKEN.findall(text)]
 
 
 @lru_cache(maxsize=1 << 17)
@@ -83,7 +90,7 @@ def query_terms(text: str) -> list[str]:
 
 def identifiers(text: str) -> set[str]:
     """The identifier tokens of a text, lower-cased: what an exact-identifier boost matches."""
-    return {token.lower() for token in _TOKEN.findall(text) if is_identifier(token)}
+    return {token.lower() for token in _tokens(text) if is_identifier(token)}
 
 
 # A question about how things were, not how they are: "which Python did we use before the upgrade?"
@@ -98,14 +105,17 @@ def asks_about_the_past(query: str) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'._\-/]*[A-Za-z0-9]|[A-Za-z]")
+MAX_NAME_WORDS = 6  # a longer capitalised run is a title or shouting, not one name: it is cut into runs this long
 
 
 def salient_keys(text: str) -> set[str]:
     """Cheap entity keys without a parse: identifiers, names (capitalised words and runs of them, not the first
-    word of a sentence unless it looks like a name) and known technology names, in their canonical form."""
+    word of a sentence unless it looks like a name) and known technology names, in their canonical form, from the
+    text's first RULE_CHARS characters."""
     from preprocessing.gazetteer import TechnologyGazetteer  # a dict lookup, no spaCy
 
     gazetteer = TechnologyGazetteer.load()
+    text = text_prefix(text, RULE_CHARS)
     keys = set(identifiers(text))
     words = [(m.group(), m.start()) for m in _WORD.finditer(text)]
     run: list[str] = []
@@ -120,14 +130,25 @@ def salient_keys(text: str) -> set[str]:
         form = gazetteer.plain.get(lower)
         if form is not None:
             keys.add(form.canonical.lower())
-        sentence_start = i == 0 or text[:start].rstrip()[-1:] in ".!?:\n"
+        sentence_start = i == 0 or _last_mark_before(text, start) in ".!?:\n"
         if word[0].isupper() and lower not in STOPWORDS and not (sentence_start and word.istitle() and len(words) > 1
                                                                   and _common_word(lower)):
+            if len(run) == MAX_NAME_WORDS:
+                close_run()  # a capitalised title or a shouted paragraph, not one name
             run.append(word.strip("'"))
         else:
             close_run()
     close_run()
-    return {k for k in keys if len(k) > 1 and k not in STOPWORDS}
+    return {k for k in keys if 1 < len(k) <= TERM_CHARS and k not in STOPWORDS}
+
+
+def _last_mark_before(text: str, start: int) -> str:
+    """The last non-space character before `start` ("" at the start): read backwards over the spaces only, since
+    copying the text up to every word costs its length squared."""
+    at = start - 1
+    while at >= 0 and text[at].isspace():
+        at -= 1
+    return text[at] if at >= 0 else ""
 
 
 def _common_word(lower: str) -> bool:

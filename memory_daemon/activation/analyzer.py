@@ -13,6 +13,7 @@ import numpy as np
 
 from memory_daemon.core.config import ActivationSettings
 from memory_daemon.core.errors import Unavailable
+from memory_daemon.core.priority import in_background, run_in_background
 from preprocessing.context import ConversationContext
 from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, DedupVerdict
 from preprocessing.context import leans_on_context
@@ -29,6 +30,7 @@ DUPLICATE_DETECTED, UPDATE_CANDIDATE, NONE = "DUPLICATE_DETECTED", "UPDATE_CANDI
 SAVE_INTENTS = {"SAVE_PREFERENCE": "preference", "SAVE_DECISION": "decision", "SAVE_FACT": "fact"}
 MODEL_LOAD_TIMEOUT_SECONDS = 120.0
 RECENT_ANALYSES = 512  # spaCy results kept for reuse when a later turn leans on an earlier one
+SIDE_THREADS = 8  # ONNX stages running beside spaCy; onnxruntime sessions take concurrent calls
 
 
 # Intents whose messages may carry (subject, predicate, object) facts for the graph.
@@ -88,7 +90,11 @@ class ActivationPipeline:
         self._loaded = threading.Event()
         self._recent_analyses: OrderedDict[str, TextAnalysis] = OrderedDict()
         self._recent_lock = threading.Lock()
-        self._side = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cortexd-encoder")
+        # A thread for each analysis that may run at once: fewer would queue a host's one-message analysis behind
+        # the model stages of another host's saves. Background callers (saves, imports) get background threads.
+        self._side = ThreadPoolExecutor(max_workers=SIDE_THREADS, thread_name_prefix="cortexd-encoder")
+        self._background_side = ThreadPoolExecutor(max_workers=SIDE_THREADS, thread_name_prefix="cortexd-encoder-bg",
+                                                   initializer=run_in_background)
         # Called with (stage, milliseconds) after each analysis: the metrics registry when `serve --metrics` is on.
         self.stage_observer: Callable[[str, float], None] | None = None
 
@@ -159,7 +165,8 @@ class ActivationPipeline:
         clock = _Stopwatch()
         messages = [m for m, _ in items]
         # The ONNX models run beside spaCy: onnxruntime releases the GIL, so they overlap on the second core.
-        pending = self._side.submit(self._onnx_stages, clock, messages)
+        side = self._background_side if in_background() else self._side
+        pending = side.submit(self._onnx_stages, clock, messages)
         text_analyses: list[TextAnalysis | None] = (
             clock.run("entities", lambda: self.extractor.analyze_batch(messages)) if self.extractor else [None] * len(items)
         )

@@ -3,10 +3,8 @@ writes replay their first reply here."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
 
 import grpc
@@ -24,21 +22,9 @@ from memory_daemon.core.validation import loaded_json
 from memory_daemon.memory.service import checked_namespace
 from memory_daemon.api.caller import Caller
 from memory_daemon.api.rpc import RpcTable
+from memory_daemon.api.workers import BlockingRunner, Lane, lane_of, write_deadline, writes
 
 IMPORT_CHUNK = 500
-
-
-class BlockingRunner:
-    """Runs store and model work on worker threads so the event loop keeps serving other hosts."""
-
-    def __init__(self, threads: int) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cortexd-worker")
-
-    async def run(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._pool, partial(fn, *args))
-
-    def shutdown(self) -> None:
-        self._pool.shutdown(wait=True)
 
 
 def caller_of(context: grpc.aio.ServicerContext) -> Caller:
@@ -56,11 +42,6 @@ async def abort_with(context: grpc.aio.ServicerContext, error: Exception) -> Non
     await context.abort(code, message)
 
 
-def writes(method) -> bool:
-    """Whether the RPC is marked `(writes)` in the proto: it changes the store and honours an idempotency key."""
-    return method.GetOptions().Extensions[pb.writes]
-
-
 class _Forwarding:
     """Every unary RPC of the service is forwarded to the handler method of the same name (wired below); a write
     sent with an idempotency key runs once per key (IdempotentReplies)."""
@@ -75,8 +56,9 @@ class _Forwarding:
     async def _call(self, rpc_name: str, request, context):
         try:
             caller = caller_of(context)
-            run = partial(self._runner.run, getattr(self._rpc, rpc_name), request, caller)
             method = pb.DESCRIPTOR.services_by_name[self.service_name].methods_by_name[rpc_name]
+            run = partial(self._runner.run, getattr(self._rpc, rpc_name), request, caller, lane=lane_of(method),
+                          deadline=write_deadline(method, context))
             key = idempotency_key_of(context.invocation_metadata())
             if key is None or self._replies is None or not writes(method):
                 return await run()
@@ -98,7 +80,7 @@ class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
 
             async def apply(chunk: list[pb.ImportRecord]) -> None:
                 # MergeFrom would overwrite the counts with the last chunk's; they are summed instead.
-                reply = await self._runner.run(self._rpc.ImportMemories, chunk, caller)
+                reply = await self._runner.run(self._rpc.ImportMemories, chunk, caller, lane=Lane.HEAVY)
                 total.imported += reply.imported
                 total.skipped += reply.skipped
                 total.errors.extend(reply.errors)
@@ -117,22 +99,23 @@ class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
 
     async def ExportStore(self, request, context):
         try:
-            chunks = await self._runner.run(self._rpc.ExportStore, request, caller_of(context))
+            chunks = await self._runner.run(self._rpc.ExportStore, request, caller_of(context), lane=Lane.HEAVY)
             try:
-                while (lines := await self._runner.run(next, chunks, None)) is not None:
+                while (lines := await self._runner.run(next, chunks, None, lane=Lane.HEAVY)) is not None:
                     yield pb.DumpChunk(lines=lines)
             finally:
-                await self._runner.run(chunks.close)  # ends the snapshot, also when the client went away
+                # Ends the snapshot, also when the client went away.
+                await self._runner.run(chunks.close, lane=Lane.HEAVY)
         except Exception as error:
             await abort_with(context, error)
 
     async def RestoreStore(self, request_iterator, context):
         try:
             caller = caller_of(context)
-            reader = await self._runner.run(self._rpc.dump_reader)
+            reader = await self._runner.run(self._rpc.dump_reader, lane=Lane.HEAVY)
             async for chunk in request_iterator:
-                await self._runner.run(reader.feed, list(chunk.lines))
-            return await self._runner.run(self._rpc.RestoreStore, reader, caller)
+                await self._runner.run(reader.feed, list(chunk.lines), lane=Lane.HEAVY)
+            return await self._runner.run(self._rpc.RestoreStore, reader, caller, lane=Lane.HEAVY)
         except Exception as error:
             await abort_with(context, error)
 
@@ -196,7 +179,9 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
             caller = caller_of(context)
 
             async def call() -> pb.CallToolReply:
-                return pb.CallToolReply(result_json=reply_to_json(await self._runner.run(handler, rpc_request, caller)))
+                reply = await self._runner.run(handler, rpc_request, caller, lane=lane_of(binding.method),
+                                               deadline=write_deadline(binding.method, context, binding.name))
+                return pb.CallToolReply(result_json=reply_to_json(reply))
 
             key = idempotency_key_of(context.invocation_metadata())
             if key is None or self._replies is None or not writes(binding.method):

@@ -1,11 +1,13 @@
-"""Helpers every `cortexd bench` suite shares: percentiles, table rows, RSS, MCP and stdio timings, and the
-messages and servers the suites measure with."""
+"""Helpers every `cortexd bench` suite shares: percentiles, table rows, RSS, MCP and stdio timings, the messages and
+servers the suites measure with, and a worst-case client to measure beside."""
 
 from __future__ import annotations
 
 import json
+import random
 import statistics
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -115,3 +117,53 @@ async def mcp_round_trips(params, tool: str | None, arguments: dict | list[dict]
 
 def table_row(name: str, samples: list[float], note: str = "") -> str:
     return f"| {name} | {statistics.median(samples):.2f} | {percentile(samples, 0.95):.2f} | {len(samples)} | {note} |"
+
+
+WORST_CASE_NAMESPACE = "bench-worst-case"
+WORST_CASE_BYTES = 64 * 1024  # the content limit
+
+
+def worst_case_content(sequence: int) -> str:
+    """64 KiB in the shapes that used to cost the most analysis, in turn: prose, one long word, a run of one
+    character, and prose without spaces; each one different, so dedup never merges it away."""
+    chooser = random.Random(sequence)
+    words = " ".join(chooser.choice(BENCH_MESSAGES) for _ in range(2000))
+    shapes = (words, "x" * WORST_CASE_BYTES, "=" * WORST_CASE_BYTES, words.replace(" ", ""))
+    content = f"flood {sequence}: {shapes[sequence % len(shapes)]}"
+    return content.encode()[:WORST_CASE_BYTES].decode("utf-8", errors="ignore")
+
+
+class WorstCaseSaver:
+    """A client that saves 64 KiB in a loop, in a namespace of its own, on a thread, while the block runs: what the
+    other clients of a suite are measured beside. Its save latencies and errors are kept."""
+
+    def __init__(self, address: str) -> None:
+        self._address = address
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._save_in_a_loop, name="bench-worst-case", daemon=True)
+        self.latencies_ms: list[float] = []
+        self.errors: list[str] = []
+
+    def __enter__(self) -> "WorstCaseSaver":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _save_in_a_loop(self) -> None:
+        import grpc
+
+        from memory_daemon.client.python_client import CortexdClient
+
+        with CortexdClient(self._address, WORST_CASE_NAMESPACE, timeout=60) as client:
+            sequence = 0
+            while not self._stop.is_set():
+                sequence += 1
+                started = time.perf_counter()
+                try:
+                    client.save_memory(content=worst_case_content(sequence))
+                    self.latencies_ms.append((time.perf_counter() - started) * 1000)
+                except grpc.RpcError as error:
+                    self.errors.append(f"{error.code().name}: {error.details()}")

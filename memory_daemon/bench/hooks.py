@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory_daemon.bench.common import table_row
+from memory_daemon.bench.common import WORST_CASE_NAMESPACE, WorstCaseSaver, table_row
 from memory_daemon.ops.installed import cortexd_command
 from memory_daemon.client.launcher import temporary_daemon
 
@@ -82,7 +84,8 @@ def _project(root: Path, name: str) -> Path:
     return root / name
 
 
-def run(quick: bool) -> int:
+def run(quick: bool, beside_worst_case: bool = False) -> int:
+    """beside_worst_case: the hooks run while another client saves 64 KiB in a loop in a namespace of its own."""
     runs = 10 if quick else 20
     seed = 200 if quick else 1000
     prompts = labelled_prompts()
@@ -98,27 +101,30 @@ def run(quick: bool) -> int:
                                    f"with python 3.{i % 4 + 10}"} for i in range(seed))
         for prompt in by_kind["negative"][:3]:  # compiles and caches the bytecode, as the first prompts of a day do
             run_hook("user-prompt", claude_code_event("user-prompt", timed, "warm-up", prompt), environment)
+        saver = WorstCaseSaver(daemon.address) if beside_worst_case else None
+        with saver or nullcontext():
+            floor, quiet, saving, starts = [], [], [], []
+            negatives, explicit = _cycled(by_kind["negative"], runs), _cycled(by_kind["explicit"], runs)
+            for i in range(runs):  # interleaved, so machine noise hits every series alike
+                floor.append(_spawn_ms([sys.executable, "-c", "import grpc; from cortexd.v1 import cortexd_pb2_grpc"],
+                                       environment))
+                quiet.append(run_hook("user-prompt",
+                                      claude_code_event("user-prompt", timed, f"quiet-{i}", negatives[i]), environment))
+                saving.append(run_hook("user-prompt",
+                                       claude_code_event("user-prompt", timed, "saving", explicit[i]), environment))
+                starts.append(run_hook("session-start", claude_code_event("session-start", timed, "saving"),
+                                       environment))
 
-        floor, quiet, saving, starts = [], [], [], []
-        negatives, explicit = _cycled(by_kind["negative"], runs), _cycled(by_kind["explicit"], runs)
-        for i in range(runs):  # interleaved, so machine noise hits every series alike
-            floor.append(_spawn_ms([sys.executable, "-c", "import grpc; from cortexd.v1 import cortexd_pb2_grpc"],
-                                   environment))
-            quiet.append(run_hook("user-prompt", claude_code_event("user-prompt", timed, f"quiet-{i}", negatives[i]),
-                                  environment))
-            saving.append(run_hook("user-prompt", claude_code_event("user-prompt", timed, "saving", explicit[i]),
-                                   environment))
-            starts.append(run_hook("session-start", claude_code_event("session-start", timed, "saving"), environment))
-
-        captured: dict[str, dict[str, list[HookRun]]] = {}
-        opted_in = root / "auto_save_should.toml"
-        opted_in.write_text("[hooks]\nauto_save_should = true\n")
-        for label, config in (("default", no_config), ("auto_save_should", opted_in)):
-            project = _project(root, f"capture-{label.replace('_', '-')}")
-            settings = hook_environment(daemon.address, config)
-            captured[label] = {kind: [run_hook("user-prompt", claude_code_event("user-prompt", project, uuid.uuid4().hex,
-                                                                                prompt), settings)
-                                      for prompt in by_kind[kind]] for kind in KINDS}
+            captured: dict[str, dict[str, list[HookRun]]] = {}
+            opted_in = root / "auto_save_should.toml"
+            opted_in.write_text("[hooks]\nauto_save_should = true\n")
+            for label, config in (("default", no_config), ("auto_save_should", opted_in)):
+                project = _project(root, f"capture-{label.replace('_', '-')}")
+                settings = hook_environment(daemon.address, config)
+                captured[label] = {
+                    kind: [run_hook("user-prompt", claude_code_event("user-prompt", project, uuid.uuid4().hex, prompt),
+                                    settings) for prompt in by_kind[kind]]
+                    for kind in KINDS}
 
     timing_runs = quiet + saving + starts
     capture_runs = [r for label in captured.values() for kind in KINDS for r in label[kind]]
@@ -126,6 +132,10 @@ def run(quick: bool) -> int:
     capture_misses = sum("DEADLINE_EXCEEDED" in r.problem for r in capture_runs)
     print(f"cortexd bench hooks ({'quick' if quick else 'full'}; store seeded with {seed} memories; default "
           f"deadline 300 ms; {' '.join(cortexd_command())})\n")
+    if saver is not None:
+        print(f"beside a worst-case client saving 64 KiB in a loop in namespace {WORST_CASE_NAMESPACE}: "
+              f"{len(saver.latencies_ms)} saves, p50 {statistics.median(saver.latencies_ms or [0]):.0f} ms, "
+              f"{len(saver.errors)} errors\n")
     print("| measure | p50 ms | p95 ms | n | note |")
     print("| --- | ---: | ---: | ---: | --- |")
     print(table_row("floor: python + import grpc and the stubs, spawn to exit", floor))

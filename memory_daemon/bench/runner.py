@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-def run_bench(suite: str, quick: bool = False) -> int:
+def run_bench(suite: str, quick: bool = False, beside_worst_case: bool = False) -> int:
     if suite == "transport":
         from memory_daemon.bench.transport import bench_transport
 
@@ -23,7 +23,7 @@ def run_bench(suite: str, quick: bool = False) -> int:
     if suite == "hooks":
         from memory_daemon.bench.hooks import run
 
-        return run(quick)
+        return run(quick, beside_worst_case)
     if suite == "proxy":
         from memory_daemon.bench.proxy import bench_proxy
 

@@ -38,6 +38,10 @@ class ResourceExhausted(CortexdError):
     status = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+class DeadlineExceeded(CortexdError):
+    status = grpc.StatusCode.DEADLINE_EXCEEDED
+
+
 # Status details travel in gRPC metadata, which peers refuse past 8-16 KiB; a message quoting a huge argument back
 # would otherwise reach the caller as RESOURCE_EXHAUSTED instead of the error it explains.
 MAX_STATUS_MESSAGE_BYTES = 2048

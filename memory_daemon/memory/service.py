@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from memory_daemon.core.config import Limits
 from memory_daemon.activation.analyzer import ActivationPipeline, Analysis
 from memory_daemon.core.errors import InvalidArgument, NotFound, Unavailable, known_fault
+from memory_daemon.core.priority import run_in_background
 from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.retrieval.hybrid import HybridRetriever, ScoredMemory, SearchQuery, check_signals
@@ -64,7 +65,9 @@ def checked_namespace(namespace: str) -> str:
 
 @functools.cache
 def _embedding_pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)), thread_name_prefix="cortexd-embed")
+    """Bulk embedding (imports, consolidation): background work, at background priority."""
+    return ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)), thread_name_prefix="cortexd-embed",
+                              initializer=run_in_background)
 
 
 def _entity_keys(name: str) -> tuple[str, ...]:

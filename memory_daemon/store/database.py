@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 
+from memory_daemon.core.deadlines import current_deadline
 from memory_daemon.core.errors import FailedPrecondition
 from memory_daemon.store.migrations import MIGRATIONS
 
@@ -103,21 +104,34 @@ class Database:
 
     @contextmanager
     def writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """This thread's cursor, holding the single-writer lock for one autocommit statement."""
+        """This thread's cursor, holding the single-writer lock for one autocommit statement.
+
+        The deadline of the call being served (core.deadlines) is checked once the lock is held, the moment before
+        the statement runs: a call that can no longer be answered in time stores nothing."""
         with self._write_lock:
+            deadline = current_deadline()
+            if deadline is not None:
+                deadline.before_write()
             try:
                 yield self.cursor()
             finally:
                 self._writes += 1
+            if deadline is not None:
+                deadline.stored()
 
     @contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """This thread's cursor in a transaction under the single-writer lock; the deadline of the call being served
+        is checked the moment before the commit, and a late call's transaction is rolled back instead."""
         with self._write_lock:
+            deadline = current_deadline()
             cursor = self.cursor()
             cursor.begin()
             self._local.in_transaction = True
             try:
                 yield cursor
+                if deadline is not None:
+                    deadline.before_write()
             except BaseException:
                 cursor.rollback()
                 raise
@@ -126,6 +140,8 @@ class Database:
             finally:
                 self._local.in_transaction = False
                 self._writes += 1
+            if deadline is not None:
+                deadline.stored()
 
     def in_transaction(self) -> bool:
         """Whether this thread is inside transaction(): what it reads there may still be rolled back."""
