@@ -123,14 +123,29 @@ WORST_CASE_NAMESPACE = "bench-worst-case"
 WORST_CASE_BYTES = 64 * 1024  # the content limit
 
 
+def long_messages(variant: int) -> dict[str, str]:
+    """64 KiB messages in shapes that once cost seconds to minutes of analysis each, by name; each variant differs
+    from the others in every shape, so no cache or dedup merge makes a later one cheaper."""
+    chooser = random.Random(variant)
+    prose = " ".join(chooser.choice(BENCH_MESSAGES) for _ in range(2000))
+    shapes = {
+        "prose": prose,
+        "prose without spaces": prose.replace(" ", ""),
+        "one word": "x" * WORST_CASE_BYTES,
+        "'=' run": "=" * WORST_CASE_BYTES,
+        '"a" "a" …': '"a" ' * (WORST_CASE_BYTES // 4),
+        "one-word lines": "word\n" * (WORST_CASE_BYTES // 5),
+        "remember remember …": "remember " * (WORST_CASE_BYTES // 9),
+        "emoji": "\U0001F600" * (WORST_CASE_BYTES // 4),
+    }
+    return {name: f"{variant}: {text}".encode()[:WORST_CASE_BYTES].decode("utf-8", errors="ignore")
+            for name, text in shapes.items()}
+
+
 def worst_case_content(sequence: int) -> str:
-    """64 KiB in the shapes that used to cost the most analysis, in turn: prose, one long word, a run of one
-    character, and prose without spaces; each one different, so dedup never merges it away."""
-    chooser = random.Random(sequence)
-    words = " ".join(chooser.choice(BENCH_MESSAGES) for _ in range(2000))
-    shapes = (words, "x" * WORST_CASE_BYTES, "=" * WORST_CASE_BYTES, words.replace(" ", ""))
-    content = f"flood {sequence}: {shapes[sequence % len(shapes)]}"
-    return content.encode()[:WORST_CASE_BYTES].decode("utf-8", errors="ignore")
+    """The long message shapes in turn, a new variant each time."""
+    shapes = list(long_messages(sequence).values())
+    return shapes[sequence % len(shapes)]
 
 
 class WorstCaseSaver:
