@@ -28,7 +28,9 @@ def wordpiece_tokenizer(tokenizer_path: Path, max_tokens: int):
     return tokenizer
 
 
-def model_inputs(tokenizer, texts: Sequence[str], input_names: Collection[str]) -> dict[str, np.ndarray]:
+def model_inputs(tokenizer, texts: Sequence[str] | Sequence[tuple[str, str]],
+                 input_names: Collection[str]) -> dict[str, np.ndarray]:
+    """Input arrays for single texts, or for (segment A, segment B) pairs as a cross-encoder reads them."""
     encodings = tokenizer.encode_batch(list(texts))
     feeds = {
         "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
