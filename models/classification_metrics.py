@@ -1,7 +1,6 @@
 """Label-agnostic scores for a classifier: confusion matrix, accuracy, macro-F1, calibration, a by-family interval."""
 
-# numpy only. The same functions as in models/intent/scoring.py, which can import them from here instead
-# (a one-line change left to whoever next edits the intent model, so this branch stays additive).
+# numpy only; models/intent/scoring.py and models/relation/scoring.py both score with these.
 
 from __future__ import annotations
 

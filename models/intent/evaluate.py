@@ -17,7 +17,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-for _path in (str(REPO), str(HERE)):
+for _path in (str(REPO), str(HERE.parent), str(HERE)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
