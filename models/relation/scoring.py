@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -13,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from classification_metrics import classification_metrics, family_bootstrap, reliability
+from split_snapshot import snapshot_splits
 
 SPLITS = ("train", "val")
 WARM_UP = 10
@@ -50,24 +50,8 @@ def split_paths(data_dir: Path) -> dict[str, Path]:
 
 
 def snapshot(data_dir: Path, into: Path, labels: Sequence[str], shown: Path) -> dict:
-    """Copy the splits into `into`, so a dataset rebuilt mid-run cannot mix versions; their provenance.
-
-    `shown` is the directory paths are recorded relative to (the repo), so a manifest does not name a machine.
-    """
-    from preprocessing.registry import sha256_of
-
-    into.mkdir(parents=True, exist_ok=True)
-    provenance = {}
-    for split, path in split_paths(data_dir).items():
-        copy = into / path.name
-        shutil.copyfile(path, copy)
-        source = path.resolve()
-        provenance[split] = {
-            "file": str(source.relative_to(shown)) if shown in source.parents else str(source),
-            "sha256": sha256_of(copy),
-            "examples": len(load_pairs(copy, labels)),
-        }
-    return provenance
+    """Copy the splits into `into` (models/split_snapshot.py); their provenance."""
+    return snapshot_splits(split_paths(data_dir), into, shown, lambda copy: len(load_pairs(copy, labels)))
 
 
 @dataclass(frozen=True)
