@@ -127,7 +127,7 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     _add_client_options(preflight)
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
-    evaluate.add_argument("suite", choices=["activation", "intent", "retrieval", "kinds"])
+    evaluate.add_argument("suite", choices=["activation", "intent", "relations", "retrieval", "kinds"])
     evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file); "
                                          "default under tests/data/")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
@@ -202,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.suite == "intent":
             return evaluate_intent(Path(args.data) if args.data else None)
+        if args.suite == "relations":
+            from memory_daemon.evals.relations import evaluate_relations
+
+            return evaluate_relations([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
         if args.suite == "retrieval":
             from memory_daemon.evals.retrieval import evaluate_retrieval
 

@@ -39,6 +39,8 @@ class DedupVerdict:
     memory_id: str | None  # the matched memory for MERGE / REVIEW / UPDATE_CANDIDATE
     similarity: float
     reasons: tuple[str, ...]
+    relation: str = ""  # the relation model's label for the matched memory; "" when the rules decided
+    degraded: str = ""  # why the decision fell back (the relation model failed), "" when it did not
 
 
 @dataclass(frozen=True)
@@ -619,7 +621,7 @@ class DeduplicationChecker:
             unique = tuple(dict.fromkeys(r for r in reasons if r))
             return DedupVerdict(action, memory_id, similarity, (f"cosine {similarity:.2f}", *unique))
 
-        if _same_words(new_text, candidate.text):
+        if same_words(new_text, candidate.text):
             return verdict(DedupAction.MERGE, "same text")
         if similarity < related - UPDATE_MARGIN:
             return verdict(DedupAction.NEW)  # what follows can only find NEW this far apart: skip the analysis
@@ -669,7 +671,7 @@ class DeduplicationChecker:
         return verdict(DedupAction.REVIEW, overlap, swap[0] if swap else None)
 
 
-def _same_words(text: str, other: str) -> bool:
+def same_words(text: str, other: str) -> bool:
     """The two texts have the same words, case aside. Their first words are compared first: two long texts that
     differ early cost nothing more, and only copies are read whole."""
     text, other = text.lower(), other.lower()

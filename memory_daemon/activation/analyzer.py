@@ -23,6 +23,7 @@ from preprocessing.importance import ImportanceScorer
 from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
 from preprocessing.phrases import PhraseDetector, PhraseSignals
 from preprocessing.registry import ModelStatus, manifest_digest, models_dir, timed_load
+from preprocessing.relation_dedup import RelationJudge
 from preprocessing.tags import TagSuggester
 
 MUST_SAVE, SHOULD_SAVE, SHOULD_SEARCH = "MUST_SAVE", "SHOULD_SAVE", "SHOULD_SEARCH"
@@ -30,6 +31,7 @@ DUPLICATE_DETECTED, UPDATE_CANDIDATE, NONE = "DUPLICATE_DETECTED", "UPDATE_CANDI
 SAVE_INTENTS = {"SAVE_PREFERENCE": "preference", "SAVE_DECISION": "decision", "SAVE_FACT": "fact"}
 MODEL_LOAD_TIMEOUT_SECONDS = 120.0
 RECENT_ANALYSES = 512  # spaCy results kept for reuse when a later turn leans on an earlier one
+RELATION_THREADS = 2  # the relation model runs after the other stages of an analysis, so it may use both cores
 SIDE_THREADS = 8  # ONNX stages running beside spaCy; onnxruntime sessions take concurrent calls
 
 
@@ -81,7 +83,9 @@ class ActivationPipeline:
         self.intents = RuleIntentClassifier()
         self.importance = ImportanceScorer()
         self.context = ConversationContext(window=settings.context_window)
-        self.dedup = DeduplicationChecker(DedupThresholds(duplicate_similarity=settings.dedup_similarity))
+        # The rules until (and unless) the relation model loads: RelationJudge has the same check() interface.
+        self.dedup: DeduplicationChecker | RelationJudge = DeduplicationChecker(
+            DedupThresholds(duplicate_similarity=settings.dedup_similarity))
         self.extractor: EntityExtractor | None = None
         self.encoder = None
         self.intent_model = None
@@ -104,6 +108,7 @@ class ActivationPipeline:
         """Load the spaCy pipeline and the ONNX encoder; a missing or corrupt model only disables its stages."""
         from preprocessing.encoder import ENCODER_MODEL, SentenceEncoder
         from preprocessing.intent_model import INTENT_MODEL, IntentModel
+        from preprocessing.relation_model import RELATION_MODEL, RelationModel
 
         try:
             if self.settings.entities:
@@ -124,6 +129,16 @@ class ActivationPipeline:
                     status.sha256 = manifest_digest(INTENT_MODEL, "model_int8.onnx")
                 else:
                     status.detail += "; intents come from the rule-based fallback"
+                self.statuses.append(status)
+            if self.settings.relation_model and self.settings.dedup:
+                model, status = timed_load("relation model (fine-tuned MiniLM cross-encoder int8 ONNX)",
+                                           str(models_dir() / RELATION_MODEL),
+                                           lambda: RelationModel.load(threads=RELATION_THREADS))
+                if status.ok:
+                    status.sha256 = manifest_digest(RELATION_MODEL, "model_int8.onnx")
+                    self.dedup = RelationJudge(model)
+                else:
+                    status.detail += "; duplicates and updates come from the cosine-and-word-rule fallback"
                 self.statuses.append(status)
             if self.encoder is not None and self.settings.tags:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
@@ -265,7 +280,8 @@ class ActivationPipeline:
             signals=signals, intent=intent, entities=entities, tags=tags, strength=strength, embedding=embedding,
             deduplication=verdict, action=action, should_save=should_save, confidence=round(confidence, 4),
             suggested_content=suggested_content, reasoning=tuple(reasoning), context_used=context_used,
-            timings_ms=clock.timings, degraded=self.degraded(), dedup_content=dedup_content,
+            timings_ms=clock.timings, dedup_content=dedup_content,
+            degraded=self.degraded() + ((verdict.degraded,) if verdict is not None and verdict.degraded else ()),
             suggested_facts=self._suggested_facts(intent, text_analysis),
         )
 

@@ -65,6 +65,7 @@ class ActivationSettings(BaseModel):
     dedup: bool = True
     context: bool = True
     intent_model: bool = True
+    relation_model: bool = True  # dedup and updates from the relation model (else the cosine-and-word rules)
     # save_memory upserts the facts it extracts from SAVE_FACT / UPDATE_INFO messages into the graph.
     extract_facts: bool = True
     intent_confidence: float = Field(0.7, ge=0.0, le=1.0)

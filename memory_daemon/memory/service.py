@@ -33,6 +33,8 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
 from preprocessing.entities import entity_key
+from preprocessing.relation_dedup import RelationJudge
+from preprocessing.bounds import DEDUP_CHARS, text_prefix
 from preprocessing.terms import salient_keys
 
 DEFAULT_STRENGTH = 1.0
@@ -46,8 +48,12 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 # The cosine from which a memory that says an earlier state is back updates the current version of a replaced memory
 # it restates: dedup's floor for a stated update of a shared subject.
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
+IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
+IMPORT_UPDATE_CONFIDENCE = 0.8  # the relation model's confidence an imported record needs to replace another
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 32
+LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
+PARTIAL_UPDATE_KEY = "partially_updates"  # meta key: the memory a partial update revises, which stays current
 QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
 
 
@@ -221,7 +227,8 @@ class MemoryService:
             self._stored([row], session_notes=True)
             replaced = self._supersede(row, [new.supersedes] if new.supersedes else [])
             return SaveOutcome(row, superseded_memories=replaced)
-        analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace), remember_turn=False)
+        analysis = self._activation.analyze(row.content, row.session_id, self._neighbours(namespace, row.content),
+                                            remember_turn=False)
         auto_filled = []
         found_entities = self._kept_entities(e.key for e in analysis.entities)
         if not row.entities and found_entities:
@@ -235,7 +242,8 @@ class MemoryService:
             row = replace(row, strength=analysis.strength)
             auto_filled.append("strength")
         verdict = analysis.deduplication
-        if verdict is not None and verdict.action == DedupAction.MERGE and verdict.memory_id:
+        # A caller who names the memory this one supersedes says it is new information: it is never merged away.
+        if verdict is not None and verdict.action == DedupAction.MERGE and verdict.memory_id and not new.supersedes:
             existing = self._repository.record_use(verdict.memory_id, (namespace,), utc_now(), TOUCH_BOOST)
             if existing is not None:
                 self._rows.put([existing])
@@ -245,6 +253,9 @@ class MemoryService:
             # "moved it to 10:15" is only findable with what "it" was: keep that as the memory's context.
             row = replace(row, context=row.context or self._implicit_context(implicit),
                           entities=self._kept_entities((*row.entities, *implicit.entities)))
+        if verdict is not None and verdict.relation == "PARTIAL_UPDATE" and verdict.memory_id:
+            # The older memory stays current for the part this one leaves unchanged; the link says which it revises.
+            row = replace(row, meta={**row.meta, PARTIAL_UPDATE_KEY: verdict.memory_id})
         self._repository.insert(row, analysis.embedding)
         self._stored([row], session_notes=True)
         if analysis.embedding is not None:
@@ -260,12 +271,15 @@ class MemoryService:
         fact it ended, or the session memory an update that does not name its subject refers to."""
         replaced = [new.supersedes] if new.supersedes else []
         verdict = analysis.deduplication
-        if verdict is not None and verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id:
+        judged = verdict is not None and bool(verdict.relation)  # the relation model read the neighbours
+        if verdict is not None and verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id \
+                and verdict.relation != "PARTIAL_UPDATE":
             replaced.append(verdict.memory_id)
         replaced += [f.source for f in ended_facts if f.source.startswith("mem_") and f.source != row.id]
         if implicit is not None and not replaced:
             replaced.append(implicit.id)
-        if not replaced and analysis.intent.intent in ("UPDATE_INFO", "SAVE_FACT", "SAVE_DECISION", "SAVE_PREFERENCE"):
+        if not replaced and not judged and analysis.intent.intent in ("UPDATE_INFO", "SAVE_FACT", "SAVE_DECISION",
+                                                                       "SAVE_PREFERENCE"):
             replaced += [m.id for m in self._announced_updates(row, analysis.embedding, {})]
         return list(dict.fromkeys(replaced))
 
@@ -326,7 +340,7 @@ class MemoryService:
             checked_namespace(item.namespace)
         return self._activation.analyze_batch(
             [(item.message, item.session_id) for item in items],
-            lambda index, embedding: self._neighbours(items[index].namespace)(embedding),
+            lambda index, embedding: self._neighbours(items[index].namespace, items[index].message)(embedding),
         )
 
     def models_loaded(self) -> bool:
@@ -339,13 +353,24 @@ class MemoryService:
         self._activation.wait_loaded()
         return list(self._activation.statuses), self._activation.degraded()
 
-    def _neighbours(self, namespace: str):
+    def _neighbours(self, namespace: str, text: str):
+        """The text's dedup candidates: its nearest current memories by meaning, and the best few by words (an update
+        that swaps the value can sit far from the old text in MiniLM's space and still share its words)."""
         limit = self._activation.settings.dedup_candidates
 
         def lookup(embedding) -> list[DedupCandidate]:
-            return [DedupCandidate(memory_id, text, similarity)
-                    for memory_id, text, similarity in self._vectors.nearest(namespace, embedding, limit,
-                                                                             include_superseded=False)]
+            found = {memory_id: DedupCandidate(memory_id, content, similarity)
+                     for memory_id, content, similarity in self._vectors.nearest(namespace, embedding, limit,
+                                                                                 include_superseded=False)}
+            words = text_prefix(text, DEDUP_CHARS)
+            worded = [m for m, _score in self._lexical.search((namespace,), words, LEXICAL_CANDIDATES + limit)
+                      if m not in found and self._vectors.current_version(namespace, m) == m][:LEXICAL_CANDIDATES]
+            vectors = self._vectors.vectors_of(namespace, worded)
+            rows = {r.id: r for r in self._rows.get_many(list(vectors), (namespace,))}
+            for memory_id, vector in vectors.items():
+                if memory_id in rows:
+                    found[memory_id] = DedupCandidate(memory_id, rows[memory_id].content, float(vector @ embedding))
+            return list(found.values())
 
         return lookup
 
@@ -552,19 +577,28 @@ class MemoryService:
         if embeddings is None:
             return []
         checker = self._activation.dedup if self._activation and self._activation.settings.dedup else None
+        judge = checker if isinstance(checker, RelationJudge) else None
         limit = self._activation.settings.dedup_candidates if checker else 0
         in_batch = {row.id: row for row in rows}
         updates: list[tuple[str, str]] = []
         for position, (row, vector) in enumerate(zip(rows, embeddings, strict=True)):
             pair = None
             implicit = self._implicit_import_update(row, vector, rows[:position])
-            announced = [] if implicit else self._announced_updates(row, vector, in_batch)
             if implicit is not None:
                 # As on save: what "it" was is kept as context, so the update is found by the old subject.
                 rows[position] = row = replace(row, context=row.context or self._implicit_context(implicit))
                 pair = (implicit.id, row.id)
                 updates.append(pair)
-            elif announced:
+            elif judge is not None:
+                nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
+                replaced = self._imported_update(judge, row, [DedupCandidate(m, text, s) for m, text, s in nearest])
+                if replaced is not None:
+                    other = in_batch.get(replaced) or next(
+                        iter(self._rows.get_many([replaced], (row.namespace,))), None)
+                    if other is not None:
+                        pair = (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
+                        updates.append(pair)
+            elif announced := self._announced_updates(row, vector, in_batch):
                 updates += [(old.id, row.id) for old in announced[1:]]
                 pair = (announced[0].id, row.id)
                 updates.append(pair)
@@ -586,6 +620,17 @@ class MemoryService:
             if pair is not None:
                 self._vectors.mark_superseded(row.namespace, *pair)
         return updates
+
+    @staticmethod
+    def _imported_update(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate]) -> str | None:
+        """The memory an imported record replaces, when the relation model is sure it is a whole update: a log or a
+        conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
+        try:
+            judged = judge.judge(row.content, candidates[:IMPORT_PAIRS])
+        except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
+            return None
+        judge_pairs = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= IMPORT_UPDATE_CONFIDENCE]
+        return max(judge_pairs, key=lambda p: p.relation.confidence).candidate.memory_id if judge_pairs else None
 
     def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
         """An imported record that announces a change without naming its subject ("we moved it to Thursdays"):

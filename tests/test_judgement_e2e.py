@@ -1,0 +1,110 @@
+"""Learned judgement end to end: save requests from the intent model's heads, merges and supersession from the
+relation model, through a real daemon and a real `cortexd proxy`. None of these texts is in any training file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import Daemon, mcp_session
+from preprocessing.registry import models_dir
+
+pytestmark = pytest.mark.anyio
+
+
+def payload(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def test_a_polite_request_to_store_is_must_save_and_a_task_note_is_not(daemon):
+    async with mcp_session(daemon.address, "judge") as host:
+        asked = payload(await host.call_tool("analyze_message",
+                                             {"message": "could you store that our on-call rotation is weekly"}))
+        assert asked["action_recommendation"] == "MUST_SAVE" and asked["should_save"] is True
+        assert asked["signals"]["save_request"] is True
+        task = payload(await host.call_tool("analyze_message",
+                                            {"message": "keep in mind the file is UTF-16 when you parse it"}))
+        assert task["signals"]["save_request"] is False
+        assert task["action_recommendation"] != "MUST_SAVE"
+        recall = payload(await host.call_tool("analyze_message",
+                                              {"message": "what did I tell you about our on-call rotation?"}))
+        assert recall["signals"]["recall_request"] is True and recall["action_recommendation"] == "SHOULD_SEARCH"
+        assert asked["degraded"] == [] and task["degraded"] == []
+
+
+async def test_a_paraphrase_merges_into_the_memory_it_repeats(daemon):
+    async with mcp_session(daemon.address, "judge-merge") as host:
+        first = payload(await host.call_tool("save_memory", {
+            "content": "Nightly reindex of the search cluster runs at 02:00 UTC"}))["memory"]
+        again = payload(await host.call_tool("save_memory", {
+            "content": "The search cluster gets re-indexed every night around 2am UTC"}))
+        assert again["merged"] is True and again["memory"]["id"] == first["id"]
+        assert again["deduplication"]["action"] == "MERGE"
+        assert any("relation model: DUPLICATE" in r for r in again["deduplication"]["reasons"])
+
+
+async def test_an_update_supersedes_and_keeps_the_old_memory_in_history(daemon):
+    async with mcp_session(daemon.address, "judge-update") as host:
+        old = payload(await host.call_tool("save_memory", {"content": "We support Python 3.9 to 3.11"}))["memory"]
+        new = payload(await host.call_tool("save_memory", {"content": "Python 3.9 support is gone; 3.10+ only now"}))
+        assert new["merged"] is False and new["deduplication"]["action"] == "UPDATE_CANDIDATE"
+        assert new["superseded_memories"] == [old["id"]]
+        current = payload(await host.call_tool("search_memory", {"query": "which Python versions do we support?"}))
+        assert current["hits"][0]["memory"]["id"] == new["memory"]["id"]
+        history = payload(await host.call_tool("search_memory", {"query": "which Python versions do we support?",
+                                                                  "include_history": True}))
+        kept = next(h["memory"] for h in history["hits"] if h["memory"]["id"] == old["id"])
+        assert kept["superseded_by"] == new["memory"]["id"]
+
+
+async def test_a_partial_update_keeps_the_unchanged_part_answerable(daemon):
+    async with mcp_session(daemon.address, "judge-partial") as host:
+        old = payload(await host.call_tool("save_memory", {
+            "content": "The mobile team uses Kotlin for Android and Swift for iOS."}))["memory"]
+        new = payload(await host.call_tool("save_memory", {
+            "content": "The Android app was rewritten in Flutter, iOS is still Swift."}))
+        assert new["deduplication"]["action"] == "UPDATE_CANDIDATE"
+        assert new["superseded_memories"] == []
+        assert new["memory"]["meta"]["partially_updates"] == old["id"]
+        ios = payload(await host.call_tool("search_memory", {"query": "what language is the iOS app written in?"}))
+        assert old["id"] in [h["memory"]["id"] for h in ios["hits"]]
+        assert not next(h for h in ios["hits"] if h["memory"]["id"] == old["id"])["memory"].get("superseded_by")
+
+
+async def test_a_corrupt_relation_model_degrades_only_dedup(workdir):
+    broken_models = workdir / "models"
+    shutil.copytree(models_dir(), broken_models)
+    (broken_models / "relation" / "model_int8.onnx").write_bytes(b"not an onnx model")
+    daemon = Daemon(workdir, env={**os.environ, "CORTEXD_MODELS_DIR": str(broken_models)}).start()
+    try:
+        async with mcp_session(daemon.address, "judge-broken") as host:
+            reply = payload(await host.call_tool("analyze_message",
+                                                 {"message": "could you store that our on-call rotation is weekly"}))
+            assert reply["action_recommendation"] == "MUST_SAVE" and reply["intent_source"] == "model"
+            assert [d for d in reply["degraded"] if "relation model" in d and "fallback" in d]
+            assert not [d for d in reply["degraded"] if "relation model" not in d]
+            first = payload(await host.call_tool("save_memory", {"content": "Deploys happen on Tuesdays"}))
+            again = payload(await host.call_tool("save_memory", {"content": "deploys happen on tuesdays."}))
+            assert again["merged"] is True and again["memory"]["id"] == first["memory"]["id"]
+    finally:
+        daemon.stop()
+
+
+async def test_a_missing_intent_model_falls_back_to_rules_for_requests_only(workdir):
+    broken_models = workdir / "models"
+    shutil.copytree(models_dir(), broken_models, ignore=shutil.ignore_patterns("model_int8.onnx"))
+    for kept in ("encoder", "relation"):
+        shutil.copy(models_dir() / kept / "model_int8.onnx", broken_models / kept / "model_int8.onnx")
+    daemon = Daemon(workdir, env={**os.environ, "CORTEXD_MODELS_DIR": str(broken_models)}).start()
+    try:
+        async with mcp_session(daemon.address, "judge-rules") as host:
+            reply = payload(await host.call_tool("analyze_message", {"message": "remember that I prefer pnpm"}))
+            assert reply["action_recommendation"] == "MUST_SAVE" and reply["intent_source"] == "rules"
+            assert [d for d in reply["degraded"] if "intent classifier" in d]
+            assert not [d for d in reply["degraded"] if "relation model" in d or "sentence encoder" in d]
+    finally:
+        daemon.stop()

@@ -1,0 +1,96 @@
+"""RelationJudge: dedup and update decisions from the real relation model, on pairs that are in no training file."""
+
+from __future__ import annotations
+
+import pytest
+
+from preprocessing.dedup import DedupAction, DedupCandidate
+from preprocessing.relation_dedup import CANDIDATE_FLOOR, RelationJudge
+from preprocessing.relation_model import RelationModel
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return RelationJudge(RelationModel.load(threads=1))
+
+
+class CountingModel:
+    """The real model, counting the pairs it is asked to read."""
+
+    def __init__(self, model):
+        self.model, self.pairs = model, 0
+
+    def classify(self, pairs):
+        self.pairs += len(pairs)
+        return self.model.classify(pairs)
+
+
+class BrokenModel:
+    """A model whose session fails at run time (a file replaced under the daemon, an onnxruntime fault)."""
+
+    def classify(self, pairs):
+        raise RuntimeError("onnxruntime: invalid graph")
+
+
+def candidate(memory_id: str, text: str, similarity: float) -> DedupCandidate:
+    return DedupCandidate(memory_id, text, similarity)
+
+
+def test_a_paraphrase_is_merged_and_names_the_model(judge):
+    verdict = judge.check("the search cluster gets re-indexed every night around 2am UTC",
+                          [candidate("m1", "Nightly reindex of the search cluster runs at 02:00 UTC", 0.8)])
+    assert verdict.action == DedupAction.MERGE and verdict.memory_id == "m1" and verdict.relation == "DUPLICATE"
+    assert any(r.startswith("relation model: DUPLICATE") for r in verdict.reasons)
+
+
+def test_an_update_is_an_update_candidate_not_a_merge(judge):
+    verdict = judge.check("Python 3.9 support is gone; 3.10+ only now",
+                          [candidate("m1", "We support Python 3.9 to 3.11", 0.7)])
+    assert verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.relation in ("UPDATE", "PARTIAL_UPDATE")
+
+
+def test_the_duplicate_wins_over_an_older_version_among_candidates(judge):
+    verdict = judge.check("the search cluster gets re-indexed every night around 2am UTC", [
+        candidate("old", "Nightly reindex of the search cluster runs at 04:00 UTC", 0.75),
+        candidate("same", "Nightly reindex of the search cluster runs at 02:00 UTC", 0.8),
+    ])
+    assert verdict.action == DedupAction.MERGE and verdict.memory_id == "same"
+
+
+def test_candidates_under_the_floor_never_reach_the_model(judge):
+    counting = RelationJudge(CountingModel(judge.model))
+    verdict = counting.check("My daughter's swimming lesson is on Saturdays",
+                             [candidate("far", "The billing API uses OAuth client credentials", CANDIDATE_FLOOR - 0.01)])
+    assert verdict.action == DedupAction.NEW and counting.model.pairs == 0
+
+
+def test_an_identical_text_merges_without_the_model(judge):
+    counting = RelationJudge(CountingModel(judge.model))
+    verdict = counting.check("Deploys happen on Tuesdays.", [candidate("m1", "deploys happen on tuesdays", 0.99)])
+    assert verdict.action == DedupAction.MERGE and counting.model.pairs == 0
+
+
+def test_a_pair_read_once_is_not_read_again(judge):
+    counting = RelationJudge(CountingModel(judge.model))
+    candidates = [candidate("m1", "Standup is at 9:15 every weekday", 0.7)]
+    first = counting.check("standup moved to 9:45", candidates)
+    second = counting.check("standup moved to 9:45", candidates)
+    assert first == second and counting.model.pairs == 1
+
+
+def test_no_more_than_max_pairs_are_read(judge):
+    counting = RelationJudge(CountingModel(judge.model), max_pairs=3)
+    candidates = [candidate(f"m{i}", f"The team {i} standup is at 9:{10 + i}", 0.5 + i / 100) for i in range(6)]
+    counting.check("standup is at 9:30", candidates)
+    assert counting.model.pairs == 3
+
+
+def test_a_failing_model_answers_new_with_the_reason():
+    verdict = RelationJudge(BrokenModel()).check("standup moved to 9:45",
+                                                 [candidate("m1", "Standup is at 9:15 every weekday", 0.7)])
+    assert verdict.action == DedupAction.NEW and verdict.memory_id is None
+    assert "relation model failed" in verdict.degraded and "invalid graph" in verdict.degraded
+
+
+def test_no_candidates_is_new(judge):
+    assert judge.check("anything at all", []).action == DedupAction.NEW
