@@ -143,7 +143,8 @@ class ContextCompiler:
         best = max(h.score for h in hits)
         lines = []
         for hit in hits:
-            relevance = hit.score / best
+            # Every hit can score 0 (a store where nothing but the words matched, all decayed): then all are equal.
+            relevance = hit.score / best if best > 0 else 1.0
             if relevance < MIN_RELEVANCE:
                 continue
             row = hit.row
