@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from preprocessing.bounds import PARSE_CHARS, PARSE_TOKENS, short_words, text_prefix
+from preprocessing.casing import MARKED_NAME_SHARE, NAME_WORD_SHARE, WordCasing
 from preprocessing.gazetteer import (
     TECHNOLOGY,
     YEAR,
@@ -28,12 +29,13 @@ SUFFIX_WINDOW = 32
 
 CODE = "CODE"
 PATH = "PATH"
+NAME = "NAME"  # a proper name spaCy's model did not find, so of no known kind (person, organisation, place...)
 
 
 @dataclass(frozen=True)
 class Entity:
     text: str  # surface form as written
-    label: str  # TECHNOLOGY, CODE, PATH, or a spaCy label (PERSON, ORG, GPE, DATE, ...)
+    label: str  # TECHNOLOGY, CODE, PATH, NAME, or a spaCy label (PERSON, ORG, GPE, DATE, ...)
     key: str  # canonical lower-case key for matching: "postgresql 16" for "Postgres 16"
     start: int  # character offsets into the analysed text
     end: int
@@ -123,7 +125,21 @@ _NOT_NAMES = frozenset(
     "MVP POC PoC RFC TODO FAQ OK LTS GB MB KB TB GHz MHz".split()
 )
 _KINSHIP = frozenset("mom mum dad mama papa grandma grandpa granny gran nana grandad grandmother grandfather".split())
-_NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "QUANTITY", "PERCENT", "CARDINAL", "ORDINAL"})
+# Words before a name that are not part of it ("Grandpa Joe", "Dr. Okafor", "aunt maria").
+_TITLES = _KINSHIP | frozenset("aunt auntie uncle cousin mr mrs ms mx dr prof professor sir dame".split())
+# Names of people and places are written without digits; "Port 8080" is no place.
+_DIGITLESS_LABELS = frozenset({"PERSON", "GPE", "LOC", "NORP", "LANGUAGE"})
+_ARTICLES = frozenset({"the", "a", "an"})
+_JOINERS = frozenset("-_./")
+HEADLINE_WORDS = 3  # content words a sentence needs before all of them capitalised reads as Title Case
+# Month and weekday names are dates when spaCy's model misses them ("every January", "from Tuesdays").
+_CALENDAR_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+_NOT_NAME_POS = frozenset({"AUX", "PRON", "DET", "ADP", "CCONJ", "SCONJ", "PART", "NUM", "SYM", "PUNCT", "INTJ"})
+# spaCy labels for values (when, how much, how many) rather than named things.
+VALUE_LABELS = frozenset({"DATE", "TIME", "MONEY", "QUANTITY", "PERCENT", "CARDINAL", "ORDINAL"})
 _GENERIC_TAILS = frozenset({"sdk", "sdks", "api", "apis", "cli"})
 _CURRENCY_SIGNS = frozenset("$€£¥₹")
 
@@ -182,8 +198,11 @@ def bound_suffix_search(tokenizer) -> None:
 class EntityExtractor:
     """Text -> entities and noun chunks; load once and reuse (model load ≈ 0.5 s)."""
 
-    def __init__(self, nlp=None, gazetteer: TechnologyGazetteer | None = None) -> None:
+    def __init__(
+        self, nlp=None, gazetteer: TechnologyGazetteer | None = None, casing: WordCasing | None = None
+    ) -> None:
         self._gazetteer = gazetteer or TechnologyGazetteer.load()
+        self._casing = casing or WordCasing.load()
         if nlp is None:
             import spacy
 
@@ -245,7 +264,11 @@ class EntityExtractor:
     def _analyze_doc(self, doc) -> TextAnalysis:
         text = doc.text
         masks = [m.span() for m in _MASKS.finditer(text)]
-        spacy_ents = [ent for ent in doc.ents if ent.label_ != TECHNOLOGY]
+        headline = _headline_tokens(doc)
+        spacy_ents = [
+            name for ent in doc.ents
+            if ent.label_ != TECHNOLOGY and (name := self._borne_out(ent, headline)) is not None
+        ]
         candidates = self._technology_candidates(doc, spacy_ents)
         candidates += self._markup_candidates(text, spacy_ents)
         chosen = _resolve_overlaps(c for c in candidates if not _overlaps_any(c.start, c.end, masks))
@@ -255,6 +278,11 @@ class EntityExtractor:
             for start, end in _spacy_spans(ent, taken):
                 if not _overlaps_any(start, end, masks):
                     entities.append(Entity(text[start:end], ent.label_, _generic_key(text[start:end]), start, end))
+        taken = [(e.start, e.end) for e in entities] + masks
+        for start, end in self._untyped_names(doc, taken, headline):
+            words = text[start:end].lower().split()
+            label = "DATE" if all(w.removesuffix("s") in _CALENDAR_WORDS for w in words) else NAME
+            entities.append(Entity(text[start:end], label, _generic_key(text[start:end]), start, end))
         entities.sort(key=lambda e: (e.start, -e.end))
         seen: set[str] = set()
         unique = []
@@ -263,6 +291,71 @@ class EntityExtractor:
                 seen.add(entity.key)
                 unique.append(entity)
         return TextAnalysis(tuple(unique), _noun_chunks(doc), extract_triples(doc, entities))
+
+    def _borne_out(self, ent, headline: frozenset[int]):
+        """spaCy's entity as far as the text bears it out: a value as it is, a name without a leading title or
+        sentence-opening verb, and no name at all where its words are written like code or a number, a person has
+        an article, or nothing but a capital at the start of a sentence marks a common word as a name."""
+        if ent.label_ in VALUE_LABELS:
+            return ent
+        doc = ent.doc
+        start, end = ent.start, ent.end
+        if ent.label_ == "PERSON":
+            while end - start > 1 and doc[start].lower_.rstrip(".") in _TITLES:
+                start += 1
+            if end - start > 1 and doc[start].is_sent_start and self._casing.is_common_word(doc[start].text):
+                start += 1  # "Ping Olga", "Call Sean McAllister"
+        tokens = doc[start:end]
+        if any(_written_like_code(t) for t in tokens):
+            return None
+        if ent.label_ in _DIGITLESS_LABELS and any(c.isdigit() for c in tokens.text):
+            return None
+        # Capitals mark a name only where a common word would not have them: not at a sentence start, not in
+        # lower-case text, and not on a "person" with an article ("The Settings page", "the Dashboard").
+        words = [t for t in tokens if t.is_alpha]
+        marked = any(_capital_is_evidence(t, headline) for t in words) and not (
+            ent.label_ == "PERSON" and start > 0 and doc[start - 1].lower_ in _ARTICLES
+        )
+        if words and not marked and all(self._casing.is_common_word(t.text) for t in words):
+            return None  # "Dentist said ...", "15 minutes max"
+        if (start, end) == (ent.start, ent.end):
+            return ent
+        from spacy.tokens import Span
+
+        return Span(doc, start, end, label=ent.label_)
+
+    def _untyped_names(self, doc, taken: list[tuple[int, int]], headline: frozenset[int]) -> list[tuple[int, int]]:
+        """Names spaCy's model missed ("Ask Priya to ...", "Henrik recommended ..."), as runs of words that English
+        writes capitalised (models/word_casing). A capital in mid-sentence is evidence already, so there the word
+        need only be capitalised more often than not; at a sentence start or in lower-case text it must nearly
+        always be."""
+        runs: list[list[int]] = []
+        for token in doc:
+            text = token.text
+            if (
+                len(text) < 2
+                or not token.is_alpha
+                or token.is_stop
+                or token.pos_ in _NOT_NAME_POS
+                or (text.isupper() or any(c.isupper() for c in text[1:]))  # acronyms and CamelCase: NER's and CODE's
+                or token.lower_ in self._gazetteer.plain
+                or token.lower_ in self._gazetteer.ambiguous
+                or token.lower_ in _TITLES
+                or _overlaps_any(token.idx, _token_end(token), taken)
+            ):
+                continue
+            share = self._casing.capitalised_share(text)
+            if _capital_is_evidence(token, headline) and token.pos_ == "PROPN":
+                named = share is None or share >= MARKED_NAME_SHARE
+            else:
+                named = share is not None and share >= NAME_WORD_SHARE
+            if not named:
+                continue
+            if runs and runs[-1][1] == token.i:
+                runs[-1][1] = token.i + 1
+            else:
+                runs.append([token.i, token.i + 1])
+        return [(doc[a].idx, _token_end(doc[b - 1])) for a, b in runs]
 
     def _technology_candidates(self, doc, spacy_ents) -> list[_Candidate]:
         gaz = self._gazetteer
@@ -304,7 +397,8 @@ class EntityExtractor:
                 found.append(_Candidate(token.idx, end, TECHNOLOGY, key, _PRIORITY[TECHNOLOGY]))
                 tech_tokens.add(token.i)
                 continue
-            inline = _INLINE_VERSION.fullmatch(token.text)
+            # "node-12" in the host name "k8s-node-12" is no Node 12.
+            inline = None if _joined(token, after=False) else _INLINE_VERSION.fullmatch(token.text)
             if inline and (form := gaz.form(inline["base"])) and len(inline["base"]) >= 2:
                 version = normalise_version(inline["version"])
                 if not YEAR.fullmatch(version) or form.year_versions:
@@ -572,6 +666,48 @@ def _has_foreign_word(ent, start: int, end: int, gazetteer: TechnologyGazetteer)
     return False
 
 
+def _written_like_code(token) -> bool:
+    """A host name, identifier, path, flag or number with a unit, which no name is written like: db-stg-2, web-04,
+    user_id, a/b, --force, 502s. A capital makes a product or model number instead (GPT-4, F-35, 3M)."""
+    text = token.text
+    if any(c in text for c in "_/\\=@") or re.match(r"--?[A-Za-z]", text) or re.search(r"[a-z0-9]\.[a-z]", text):
+        return True
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text) and not any(c.isupper() for c in text)
+
+
+def _capital_is_evidence(token, headline: frozenset[int]) -> bool:
+    """Whether the token's capitals say it is a name: not at a sentence start or in a headline, where every word
+    has one, and not in lower-case text. All-capital and mixed-case forms (IBM, iPhone) are evidence anywhere."""
+    text = token.text
+    if not any(c.isupper() for c in text):
+        return False
+    if text.isupper() and len(text) > 1 or any(c.isupper() for c in text[1:]):
+        return True
+    return not token.is_sent_start and token.i not in headline
+
+
+def _joined(token, after: bool = True) -> bool:
+    """Part of a hyphenated, dotted or slashed chunk such as a host name (ci-runner-3), not a word of its own
+    (with after=False: joined to what comes before it)."""
+    doc, i = token.doc, token.i
+
+    def joins(j: int) -> bool:  # doc[j] is a joiner written tight between two tokens
+        return 0 < j < len(doc) - 1 and doc[j].text in _JOINERS and not (doc[j - 1].whitespace_ or doc[j].whitespace_)
+
+    return joins(i - 1) or (after and joins(i + 1))
+
+
+def _headline_tokens(doc) -> frozenset[int]:
+    """Tokens of sentences written in Title Case ("The Build Agent Is Offline"), whose capitals mark no name."""
+    sentences = doc.sents if doc.has_annotation("SENT_START") else [doc[:]]
+    found: set[int] = set()
+    for sentence in sentences:
+        words = [t for t in sentence if t.is_alpha and not t.is_stop and len(t) > 1 and not _joined(t)]
+        if len(words) >= HEADLINE_WORDS and all(t.text[0].isupper() for t in words):
+            found.update(range(sentence.start, sentence.end))
+    return frozenset(found)
+
+
 def _spacy_spans(ent, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """spaCy's span minus tokens our own entities claimed, cleaned at the edges.
 
@@ -591,7 +727,7 @@ def _spacy_spans(ent, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             runs[-1].append(tok)
     spans = []
-    named = ent.label_ not in _NUMERIC_LABELS
+    named = ent.label_ not in VALUE_LABELS
     for run in runs:
         while run and (
             (trimmed and run[0].pos_ in _EDGE_POS) or run[0].is_space or (named and run[0].lower_ == "the")
