@@ -1,3 +1,3 @@
 """`cortexd eval`: quality measured on labelled data (activation components, retrieval signals, search over every
-kind). Nothing imports `evals` but the CLI.
+kind, and the external LoCoMo benchmark beside baselines). Nothing imports `evals` but the CLI.
 """
