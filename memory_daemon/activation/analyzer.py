@@ -7,7 +7,8 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from preprocessing.phrases import PhraseDetector, PhraseSignals
 from preprocessing.registry import ModelStatus, manifest_digest, models_dir, timed_load
 from preprocessing.relation_dedup import RelationJudge
 from preprocessing.tags import TagSuggester
+
+if TYPE_CHECKING:  # the intent model (and onnxruntime) is imported when the models load
+    from preprocessing.intent_model import IntentAndRequests
 
 MUST_SAVE, SHOULD_SAVE, SHOULD_SEARCH = "MUST_SAVE", "SHOULD_SAVE", "SHOULD_SEARCH"
 DUPLICATE_DETECTED, UPDATE_CANDIDATE, NONE = "DUPLICATE_DETECTED", "UPDATE_CANDIDATE", "NONE"
@@ -221,7 +225,8 @@ class ActivationPipeline:
     def _onnx_stages(self, clock: "_Stopwatch", messages: list[str]):
         """Embeddings and model intents for a batch; None for a stage whose model is unavailable."""
         embeddings = clock.run("embedding", lambda: self.encoder.encode(messages)) if self.encoder else None
-        intents = clock.run("intent", lambda: self.intent_model.classify_batch(messages)) if self.intent_model else None
+        intents = clock.run("intent", lambda: self.intent_model.classify_with_requests_batch(messages)) \
+            if self.intent_model else None
         return embeddings, intents
 
     def _text_analysis(self, text: str) -> TextAnalysis:
@@ -232,12 +237,18 @@ class ActivationPipeline:
 
     def _analyze_one(self, message: str, session_id: str, text_analysis: TextAnalysis | None,
                      embedding: np.ndarray | None, neighbours: NeighbourLookup | None, timings: dict,
-                     model_intent: IntentPrediction | None = None) -> Analysis:
+                     model_reading: IntentAndRequests | None = None) -> Analysis:
         clock = _Stopwatch(timings)
         settings = self.settings
         reasoning: list[str] = []
         signals = clock.run("phrases", lambda: self.phrases.detect(message)) if settings.phrases else \
             PhraseSignals(False, False, False, ())
+        if model_reading is not None and model_reading.save_request is not None:
+            # The model's heads decide explicit requests; the rules keep the importance marker and the matched phrases
+            # (shown in the reasoning), and decide only when the model is missing or has no heads.
+            signals = replace(signals, save_request=model_reading.save_request,
+                              recall_request=bool(model_reading.recall_request))
+        model_intent = model_reading.intent if model_reading is not None else None
         prior = self.context.recent(session_id) if settings.context and session_id else ()
         context_used = prior[-1:] if prior and leans_on_context(message) else ()
         # The classifier reads one message; a short reply that leans on the previous turn ("yes, let's go with
@@ -296,8 +307,8 @@ class ActivationPipeline:
         """The documented precedence: explicit save > recall > update > duplicate > save-worthy intent > nothing."""
         trusted = intent.confidence >= self.settings.intent_confidence
         if signals.save_request:
-            reasoning.append("explicit save request: " + ", ".join(p.text for p in signals.matched_phrases
-                                                                     if p.kind == "save_request"))
+            phrases = ", ".join(p.text for p in signals.matched_phrases if p.kind == "save_request")
+            reasoning.append("explicit save request" + (f": {phrases}" if phrases else " (intent model)"))
             return MUST_SAVE, max(0.95, intent.confidence)
         if signals.recall_request or (intent.intent == "RECALL_INFO" and trusted):
             reasoning.append("asks about something said before" if signals.recall_request
