@@ -31,6 +31,7 @@ from scoring import BATCH, PairExample, load_pairs, score, summarise  # noqa: E4
 
 BUILD_ONLY_MODULES = ("torch", "transformers", "optimum", "onnx", "sentence_transformers")
 RUNS_LOG = HERE / "runs.jsonl"
+VAL_COMPATIBLE = HERE / "data" / "val_compatible.jsonl"
 SHORT = {"DUPLICATE": "DUP", "UPDATE": "UPD", "PARTIAL_UPDATE": "PART", "COMPATIBLE": "COMP", "UNRELATED": "UNREL"}
 LATENCY_CALLS = 300
 TARGET_BATCH8_2_THREADS_MS = 8.0
@@ -61,6 +62,16 @@ def evaluate_relations(pairs_path: Path, threads: int = 1, batch: int = BATCH) -
     result = summarise(examples, score(model.classify, examples, batch=batch), model.labels, batch=batch)
     result["file_sha256"] = sha256_of(Path(pairs_path))
     return result
+
+
+def compatible_check(pairs_path: Path) -> dict:
+    """The development check: what the model answers on same-subject COMPATIBLE pairs from held-back generator
+    families (data/generate.py), as shares of each predicted label. Not used for selection."""
+    result = evaluate_relations(pairs_path)
+    labels = list(result["per_class"])
+    row = result["confusion"][labels.index("COMPATIBLE")]
+    return {"pairs": sum(row), "file_sha256": result["file_sha256"],
+            "predicted": {label: round(n / sum(row), 6) for label, n in zip(labels, row)}}
 
 
 def latency(examples: Sequence[PairExample], threads: int, batch: int, calls: int = LATENCY_CALLS) -> dict:
@@ -165,15 +176,24 @@ def _runs_section(manifest: dict) -> list[str]:
              "Every training run, in order, from `runs.jsonl` (appended by train.py). The shipped run is marked; "
              "it was chosen on val macro-F1 alone; each row is the run's best epoch by val macro-F1. Training times are wall clock on the shared machine (two runs side by side).", "",
              "| # | command (train.py …) | train pairs | best epoch | val acc % | val macro-F1 % | DUP F1 % | "
-             "upd→DUP % | recall DUP / UPD / PART / COMP / UNREL % | minutes |",
-             "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+             "upd→DUP % | COMP+UNREL→update % | val_compatible→UPD % | recall DUP / UPD / PART / COMP / UNREL % | "
+             "minutes |",
+             "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
     for i, r in enumerate(runs, 1):
         mark = " **(shipped)**" if r["command"] == shipped else ""
         args = r["command"].replace("python models/relation/train.py ", "")
+        if "stopped" in r:  # a run that did not finish: why, instead of figures
+            lines.append(f"| {i} | `{args}` | {r.get('train_pairs', '–')} | stopped: {r['stopped']} |" + " – |" * 8)
+            continue
         recall = " / ".join(_pct(r["val_recall"][label]) for label in SHORT)
+        optional = [_pct(r[k]) if k in r else "–" for k in ("val_keep_both_as_update", "val_compatible_as_update")]
         lines.append(f"| {i} | `{args}`{mark} | {r['train_pairs']} | {r['best_epoch']} | {_pct(r['val_accuracy'])} | "
                      f"{_pct(r['val_macro_f1'])} | {_pct(r['val_duplicate_f1'])} | "
-                     f"{_pct(r['val_updates_as_duplicate'])} | {recall} | {r['seconds'] / 60:.0f} |")
+                     f"{_pct(r['val_updates_as_duplicate'])} | {' | '.join(optional)} | {recall} | "
+                     f"{r['seconds'] / 60:.0f} |")
+    lines += ["", "COMP+UNREL→update: val COMPATIBLE and UNRELATED pairs predicted UPDATE or PARTIAL_UPDATE. "
+              "val_compatible→UPD: the development check above, PyTorch model at the best epoch (– where the run "
+              "predates it)."]
     return lines
 
 
@@ -264,6 +284,18 @@ def _markdown(result: dict, manifest: dict, labels: Sequence[str]) -> str:
             lines.append(f"| {row['epoch']} | {row['train_loss']:.4f} | {_pct(row['val_accuracy'])} | "
                          f"{_pct(row['val_macro_f1'])} | {_pct(row['val_duplicate_f1'])} | "
                          f"{_pct(row['val_updates_as_duplicate'])} | {row['seconds']:.0f} |")
+    check = result.get("compatible_check")
+    if check:
+        lines += [
+            "", "## Development check: same-subject COMPATIBLE pairs (`data/val_compatible.jsonl`)", "",
+            f"{check['pairs']} pairs from generator families held back from training (`data/generate.py`): two "
+            "different attributes of the same subject, both true, some phrased as a change (\"… moved to port "
+            "9000\" next to a memory about its Python version). A wrong UPDATE here would retire a true memory. "
+            "Templated and not used for selection, so a check of this one failure, not a score.", "",
+            "| predicted | " + " | ".join(SHORT[label] for label in labels) + " |",
+            "| --- |" + " ---: |" * len(labels),
+            "| % of pairs | " + " | ".join(_pct(check["predicted"][label]) for label in labels) + " |",
+        ]
     lines += _runs_section(manifest)
     cpu8 = lat[(1, BATCH)].get("cpu_p50") or lat[(1, BATCH)]["p50"]
     lines += [
@@ -336,6 +368,8 @@ def write_report(val_path: Path, report_path: Path, test_path: Path | None = Non
         "model_bytes": verified.file(MODEL_FILE).stat().st_size,
         "val": evaluate_relations(val_path),
     }
+    if VAL_COMPATIBLE.is_file():
+        result["compatible_check"] = compatible_check(VAL_COMPATIBLE)
     examples = load_pairs(val_path, labels)
     result["latency"] = [latency(examples, threads, batch) for batch in (1, 4, BATCH) for threads in (1, 2)]
     if test_path is not None:

@@ -1,6 +1,6 @@
-"""Build the relation dataset (train.jsonl, val.jsonl) from the hand-written pairs and the team's own labelled sets."""
+"""Build the relation dataset (train.jsonl, val.jsonl) from the hand-written, generated and team-labelled pairs."""
 
-# Usage:  .venv/bin/python models/relation/data/build.py
+# Usage:  .venv/bin/python models/relation/data/generate.py && .venv/bin/python models/relation/data/build.py
 # Deterministic: the same SEED and the same inputs give byte-identical outputs.
 #
 # Val is hand-written pairs only, in their written direction, so runs with and without the extra sources are
@@ -24,6 +24,9 @@ from preprocessing.relation_model import RELATIONS  # noqa: E402
 
 SEED = 20261201
 HANDWRITTEN = HERE / "pairs_handwritten.jsonl"
+HANDWRITTEN_2 = HERE / "pairs_handwritten_2.jsonl"  # same-subject COMPATIBLE and person-swap UPDATEs, train only
+GENERATED = HERE / "pairs_generated.jsonl"  # written by generate.py, train only
+VAL_COMPATIBLE = HERE / "val_compatible.jsonl"  # generate.py's held-back families: a development check, not val
 DEDUP_PAIRS = REPO / "tests" / "data" / "activation" / "dedup_pairs.jsonl"
 TIMELINES = REPO / "tests" / "data" / "retrieval" / "timelines.jsonl"
 VAL_SHARE = 0.15
@@ -32,7 +35,8 @@ SPLIT_TRIALS = 4000  # seeded family shuffles; the one whose val label mix is cl
 # The label of (a, b) is the label of (b, a) for these, so training also sees the pair the other way round.
 # A DUPLICATE of category "subset" is not: turned round, the new text adds details, which reads as an addition.
 SYMMETRIC = {"DUPLICATE", "COMPATIBLE", "UNRELATED"}
-NOT_SYMMETRIC_CATEGORIES = {"subset"}
+# Nor is a generated "restated_addition" (one part, then both parts): turned round it is a subset DUPLICATE.
+NOT_SYMMETRIC_CATEGORIES = {"subset", "restated_addition"}
 # dedup_pairs.jsonl labels: "different" covers both COMPATIBLE and UNRELATED, so those pairs are left out.
 DEDUP_LABELS = {"duplicate": "DUPLICATE", "update": "UPDATE"}
 
@@ -51,12 +55,13 @@ def pair(existing: str, new: str, label: str, category: str, family: str, source
     return row
 
 
-def load_handwritten() -> list[dict]:
-    rows = [json.loads(line) for line in HANDWRITTEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_written(path: Path = HANDWRITTEN, source: str = "handwritten") -> list[dict]:
+    """A pair file in the hand-written format ({existing, new, label, category, family}), tagged with its source."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     for r in rows:
         assert r["label"] in RELATIONS, r
         assert r["existing"].strip() and r["new"].strip() and r["family"], r
-    return [pair(r["existing"], r["new"], r["label"], r["category"], r["family"], "handwritten") for r in rows]
+    return [pair(r["existing"], r["new"], r["label"], r["category"], r["family"], source) for r in rows]
 
 
 def load_dedup_pairs() -> tuple[list[dict], int]:
@@ -142,7 +147,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def main() -> int:
-    handwritten = load_handwritten()
+    handwritten = load_written()
     val_families = split_families(handwritten)
     val = [r for r in handwritten if r["family"] in val_families]
     train_hw = [r for r in handwritten if r["family"] not in val_families]
@@ -150,9 +155,13 @@ def main() -> int:
     val_texts = texts_of(val)
     dedup, dedup_skipped = load_dedup_pairs()
     timelines = load_timelines()
+    handwritten_2 = load_written(HANDWRITTEN_2, "handwritten2")
+    generated = load_written(GENERATED, "generated")
+    val_compatible = load_written(VAL_COMPATIBLE, "generated")
     extra, dropped = [], Counter()
     seen_pairs = {(norm_key(r["existing"]), norm_key(r["new"])) for r in handwritten}
-    for r in dedup + timelines:
+    # The later sources come after the earlier ones, so adding them leaves the earlier sources' rows as they were.
+    for r in dedup + timelines + handwritten_2 + generated:
         key = (norm_key(r["existing"]), norm_key(r["new"]))
         if norm_key(r["existing"]) in val_texts or norm_key(r["new"]) in val_texts:
             dropped[f"{r['source']}: shares a text with val"] += 1
@@ -172,11 +181,17 @@ def main() -> int:
     assert not texts_of(train) & val_texts, sorted(texts_of(train) & val_texts)[:5]
     assert len({(norm_key(r["existing"]), norm_key(r["new"])) for r in train}) == len(train)
     assert all(r["label"] in RELATIONS for r in train + val)
+    # The development check shares no family or text with train, nor any text with val.
+    assert not {r["family"] for r in train} & {r["family"] for r in val_compatible}
+    assert not texts_of(train) & texts_of(val_compatible), sorted(texts_of(train) & texts_of(val_compatible))[:5]
+    assert not val_texts & texts_of(val_compatible)
+    assert {r["label"] for r in val_compatible} == {"COMPATIBLE"}
 
     write_jsonl(HERE / "train.jsonl", train)
     write_jsonl(HERE / "val.jsonl", val)
     summary = {
         "train": len(train), "val": len(val), "val_families": len(val_families),
+        "val_compatible": len(val_compatible),
         "train_families": len({r["family"] for r in train}),
         "by_label": {split: dict(Counter(r["label"] for r in rows)) for split, rows in
                      (("train", train), ("val", val))},
