@@ -27,7 +27,8 @@ def question_scores(ranked: Sequence[str], evidence: Sequence[str]) -> dict[str,
 
 
 def import_records(conversation: Conversation) -> list[dict]:
-    return [{"id": t.dia_id, "text": t.text, "timestamp": t.timestamp, "session": t.session} for t in conversation.turns]
+    return [{"id": t.dia_id, "text": t.text, "timestamp": t.timestamp, "session": t.session, "speaker": t.speaker}
+            for t in conversation.turns]
 
 
 class RetrieverRun:

@@ -29,6 +29,7 @@ class Turn:
     session: str
     text: str
     timestamp: str
+    speaker: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def read_turns(conversation: dict) -> list[Turn]:
     turns = []
     for _, key in sessions:
         timestamp = parse_session_time(conversation[f"{key}_date_time"])
-        turns += [Turn(t["dia_id"], key, turn_text(t), timestamp) for t in conversation[key]]
+        turns += [Turn(t["dia_id"], key, turn_text(t), timestamp, str(t.get("speaker", ""))) for t in conversation[key]]
     return turns
 
 

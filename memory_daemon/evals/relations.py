@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -25,7 +26,13 @@ TARGETS = {
 
 
 def load_pairs(path: Path) -> list[dict]:
-    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
     for number, row in enumerate(rows, 1):
         missing = {"existing", "new", "label"} - set(row)
         if missing or row["label"] not in RELATIONS:
@@ -113,7 +120,11 @@ def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -
     named = [(p.stem, p) for p in paths] if paths else [("validation", VALIDATION), ("held-out test", HELD_OUT)]
     judge, rules, encoder = RelationJudge(RelationModel.load(threads=2)), DeduplicationChecker(), \
         SentenceEncoder.from_registry()
-    results = {name: score(path, judge, rules, encoder) for name, path in named}
+    try:
+        results = {name: score(path, judge, rules, encoder) for name, path in named}
+    except (OSError, ValueError) as error:  # a missing file, bad JSON or an unknown label: say which
+        print(f"cortexd eval relations: {error}", file=sys.stderr)
+        return 2
     if as_json:
         print(json.dumps(results, indent=2))
         return 0

@@ -535,6 +535,7 @@ class MemoryService:
 
     def _import_batch(self, batch: list[ImportItem], outcome: ImportOutcome) -> None:
         rows: list[MemoryRow] = []
+        turns: set[str] = set()  # records with a speaker: turns of a transcript
         seen: set[tuple[str, str]] = set()
         by_namespace: dict[str, list[str]] = {}
         for item in batch:
@@ -559,11 +560,13 @@ class MemoryService:
             if created is not None:
                 row = replace(row, created_at=created, last_used_at=created)
             rows.append(replace(row, external_id=item.external_id or None))
+            if item.speaker:
+                turns.add(rows[-1].id)
             seen.add(key)
         # Records are applied in the order they happened, not the order they arrived, so updates find what they update.
         rows.sort(key=lambda r: r.created_at)
         embeddings = self._embeddings([row.content for row in rows])
-        updates = self._index_and_find_updates(rows, embeddings)
+        updates = self._index_and_find_updates(rows, embeddings, turns)
         self._repository.insert_many(rows, embeddings)
         self._stored(rows)
         now = utc_now()
@@ -572,7 +575,8 @@ class MemoryService:
             self._rows.mark_superseded(old_id, new_id, now)
         outcome.imported += len(rows)
 
-    def _index_and_find_updates(self, rows: list[MemoryRow], embeddings) -> list[tuple[str, str]]:
+    def _index_and_find_updates(self, rows: list[MemoryRow], embeddings,
+                                turns: set[str] = frozenset()) -> list[tuple[str, str]]:
         """Add the rows to the vector index one by one, oldest first, checking each against what came before.
 
         Returns (older id, newer id) pairs where dedup says the newer record updates the older one. A record
@@ -587,6 +591,11 @@ class MemoryService:
         updates: list[tuple[str, str]] = []
         for position, (row, vector) in enumerate(zip(rows, embeddings, strict=True)):
             pair = None
+            if row.id in turns:
+                # A turn of a transcript (a record with a speaker) is what was said, kept as history: the relation
+                # model reads statements of memory and takes chat turns on one topic for updates of each other.
+                self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
+                continue
             implicit = self._implicit_import_update(row, vector, rows[:position])
             if implicit is not None:
                 # As on save: what "it" was is kept as context, so the update is found by the old subject.

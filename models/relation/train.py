@@ -122,7 +122,9 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
     from transformers import AutoModelForSequenceClassification, get_linear_schedule_with_warmup
 
     seed_everything(args.seed)
-    model = AutoModelForSequenceClassification.from_pretrained(
+    # --init-from continues from a fine-tuned relation model (its head and labels included) instead of the base.
+    model = AutoModelForSequenceClassification.from_pretrained(str(args.init_from)) if args.init_from else \
+        AutoModelForSequenceClassification.from_pretrained(
         str(model_dir), num_labels=len(RELATIONS),
         id2label=dict(enumerate(RELATIONS)), label2id={label: i for i, label in enumerate(RELATIONS)},
         # Fewer layers keeps the bottom ones (the top layers of a sentence encoder are the most task-specific);
@@ -201,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out-dir", default=str(HERE), help="where the artifacts go (default: %(default)s)")
     p.add_argument("--sources", default=",".join(SOURCES),
                    help="training pair sources to use, comma-separated (default: %(default)s); val is unaffected")
+    p.add_argument("--init-from", help="a fine-tuned relation model dir to continue training from (warm start)")
     p.add_argument("--lr", type=float, default=5e-5)
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--batch-size", type=int, default=16)
