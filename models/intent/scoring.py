@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from preprocessing.intent_rules import IntentPrediction
 
 SPLITS = ("train", "val", "test")
+REQUEST_SPLITS = ("requests_train", "requests_val")
 WARM_UP = 20
 TRUST = 0.7  # the daemon's default intent_confidence: below it an intent is not acted on
 
@@ -45,6 +46,11 @@ def load_split(path: Path, labels: Sequence[str]) -> list[Example]:
 
 def split_paths(data_dir: Path) -> dict[str, Path]:
     return {split: Path(data_dir) / f"{split}.jsonl" for split in SPLITS}
+
+
+def request_paths(data_dir: Path) -> dict[str, Path]:
+    """The request heads' splits (request_data.py writes them) beside the intent splits."""
+    return {split: Path(data_dir) / f"{split}.jsonl" for split in REQUEST_SPLITS}
 
 
 def snapshot(data_dir: Path, into: Path, labels: Sequence[str], shown: Path) -> dict:
