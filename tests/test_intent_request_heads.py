@@ -30,7 +30,7 @@ SAVE_REQUESTS = [
 HARD_NEGATIVES = [
     "keep in mind the API paginates at 50 items when you write the loop",
     "remember to await the promise inside that helper",
-    "save the plot as a PNG with 300 dpi",
+    "save the chart as an SVG so it scales on retina screens",
     "log the response body before the retry so we can debug it",
     "can you store the parsed rows in a dict keyed by user id?",
     "I keep forgetting to stretch after my runs",
@@ -71,10 +71,13 @@ def _rows(name: str) -> list[dict]:
     return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def test_request_splits_are_whole_families_of_the_handwritten_file():
+def test_request_splits_are_whole_families_of_the_handwritten_files():
     train, val, source = _rows("requests_train.jsonl"), _rows("requests_val.jsonl"), _rows("requests_handwritten.jsonl")
+    added = _rows("requests_added.jsonl") if (DATA / "requests_added.jsonl").is_file() else []
     assert not {r["family"] for r in train} & {r["family"] for r in val}
-    assert sorted(map(json.dumps, train + val)) == sorted(map(json.dumps, source))
+    assert not {r["family"] for r in added} & {r["family"] for r in source}
+    assert sorted(map(json.dumps, train + val)) == sorted(map(json.dumps, source + added))
+    assert {json.dumps(r) for r in added} <= {json.dumps(r) for r in train}
     assert 0.10 <= len(val) / len(source) <= 0.20
 
 

@@ -172,6 +172,13 @@ def _markdown(result: dict, manifest: dict, labels: Sequence[str]) -> str:
             "",
         ]
         heads = "save_request_val" in training["history"][0]
+        start = training.get("warm_start")
+        if start:
+            best = start["history"][start["best_epoch"] - 1]
+            lines += [f"Started from the six-intent model of `{start['command']}` (code before the request heads; "
+                      f"best epoch {start['best_epoch']}, val macro-F1 {_pct(best['val_macro_f1'])} %): its encoder "
+                      "and intent rows were copied, the two request rows freshly initialised, then all of it trained "
+                      "as below.", ""]
         if heads:
             lines += [f"Loss: {training['loss']}. Weak request labels: {training['weak_request_labels']}. Training "
                       f"rows: {training['train_rows']} (texts also in the held-out request split dropped: "

@@ -15,6 +15,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 SOURCE = DATA / "requests_handwritten.jsonl"
+# Families written after the first training run to widen the forms seen in training; all go to requests_train, so
+# requests_val stays the same rows from run to run.
+ADDED = DATA / "requests_added.jsonl"
 REQUEST_SPLITS = {"requests_train": DATA / "requests_train.jsonl", "requests_val": DATA / "requests_val.jsonl"}
 HELDOUT = HERE.parent.parent / "tests" / "data" / "heldout" / "save_requests_test.jsonl"
 VAL_PERCENT = 22  # of families; 22 of 154 families hold 209 of 1,451 rows (14.4 %)
@@ -101,13 +104,16 @@ def is_val_family(family: str) -> bool:
     return int(hashlib.sha256(family.encode("utf-8")).hexdigest(), 16) % 100 < VAL_PERCENT
 
 
-def write_split(source: Path = SOURCE) -> dict[str, int]:
-    """Write requests_train.jsonl and requests_val.jsonl, whole families each, in the source's line order."""
+def write_split(source: Path = SOURCE, added: Path = ADDED) -> dict[str, int]:
+    """Write requests_train.jsonl and requests_val.jsonl, whole families each, in the source's line order; then
+    every line of `added` (if present) to requests_train."""
     lines = [line for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     parts: dict[str, list[str]] = {"requests_train": [], "requests_val": []}
     for line in lines:
         family = json.loads(line)["family"]
         parts["requests_val" if is_val_family(family) else "requests_train"].append(line)
+    if added.is_file():
+        parts["requests_train"] += [line for line in added.read_text(encoding="utf-8").splitlines() if line.strip()]
     for name, part in parts.items():
         REQUEST_SPLITS[name].write_text("".join(f"{line}\n" for line in part), encoding="utf-8")
     return {name: len(part) for name, part in parts.items()}

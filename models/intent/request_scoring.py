@@ -27,16 +27,16 @@ def binary_metrics(gold: Sequence[bool], predicted: Sequence[bool]) -> dict:
 
 def choose_threshold(gold: Sequence[bool], probs: Sequence[float], max_fpr: float = MAX_VAL_FPR) -> float:
     """The threshold with the highest recall whose false-positive rate is at most max_fpr; among equal recalls the
-    midpoint between the lowest such cut and the next probability below it, so it does not sit on a val score."""
+    highest cut (fewest false positives), set midway to the next lower val probability so it does not sit on a
+    val score."""
     g, p = np.asarray(gold, dtype=bool), np.asarray(probs, dtype=np.float64)
-    candidates = np.unique(p)  # "probability >= cut" for each distinct score
+    candidates = np.unique(p)  # "probability >= cut" for each distinct score, tried from the top down
     best_cut, best_recall = 1.0, -1.0
     for cut in candidates[::-1]:
-        predicted = p >= cut
-        m = binary_metrics(g, predicted)
+        m = binary_metrics(g, p >= cut)
         if m["false_positive_rate"] > max_fpr:
             break
-        if m["recall"] >= best_recall:
+        if m["recall"] > best_recall:
             best_cut, best_recall = float(cut), m["recall"]
     below = p[p < best_cut]
     return round((best_cut + float(below.max())) / 2, 4) if below.size else round(best_cut, 4)
