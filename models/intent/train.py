@@ -140,7 +140,7 @@ class Batches:
                 "attention_mask": torch.tensor([e.attention_mask for e in encodings], dtype=torch.long),
                 "token_type_ids": torch.tensor([e.type_ids for e in encodings], dtype=torch.long),
             }
-            yield feeds, torch.from_numpy(self.labels[rows])
+            yield feeds, torch.from_numpy(self.labels[rows]), rows
 
 
 def masked_loss(logits, labels, intent_loss):
@@ -167,11 +167,29 @@ def predict(model, batches: Batches):
     model.eval()
     intents, heads = [], []
     with torch.no_grad():
-        for feeds, _ in batches.iterate(list(range(len(batches.texts)))):
+        for feeds, _, _ in batches.iterate(list(range(len(batches.texts)))):
             logits = model(**feeds).logits
             intents += [INTENTS[i] for i in logits[:, :len(INTENTS)].argmax(-1).tolist()]
             heads.append(torch.sigmoid(logits[:, len(INTENTS):]).numpy())
     return intents, np.concatenate(heads)
+
+
+def intent_logits(model, batches: Batches):
+    """(n, intents) logits of `model` in eval mode for every text of `batches`, in order: the distillation target."""
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        return torch.cat([model(**feeds).logits[:, :len(INTENTS)]
+                          for feeds, _, _ in batches.iterate(list(range(len(batches.texts))))])
+
+
+def distillation_loss(logits, teacher):
+    """KL(teacher's intent distribution || the model's), averaged over the batch."""
+    import torch
+
+    return torch.nn.functional.kl_div(torch.log_softmax(logits[:, :len(INTENTS)], -1), torch.softmax(teacher, -1),
+                                      reduction="batchmean")
 
 
 def warm_start(model, init_from: Path) -> dict:
@@ -234,6 +252,9 @@ def train_one(args: argparse.Namespace, lr: float, model_dir: Path, tokenizer_pa
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
     rng = np.random.default_rng(args.seed)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
+    # With a warm start, the starting model's own intent outputs on every training text (request texts too) anchor
+    # the intents while the encoder learns the request heads.
+    teacher = intent_logits(model, train) if args.init_from and args.distill_weight else None
 
     history, best, best_state = [], None, None
     started = time.perf_counter()
@@ -241,8 +262,11 @@ def train_one(args: argparse.Namespace, lr: float, model_dir: Path, tokenizer_pa
         model.train()
         t0 = time.perf_counter()
         losses = []
-        for feeds, labels in train.iterate(rng.permutation(len(train.texts)).tolist()):
-            loss = masked_loss(model(**feeds).logits, labels, loss_fn)
+        for feeds, labels, rows in train.iterate(rng.permutation(len(train.texts)).tolist()):
+            logits = model(**feeds).logits
+            loss = masked_loss(logits, labels, loss_fn)
+            if teacher is not None:
+                loss = loss + args.distill_weight * distillation_loss(logits, teacher[rows])
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
             optimizer.step()
@@ -283,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--threads", type=int, default=2, help="torch intra-op threads while training")
     p.add_argument("--no-export", action="store_true", help="stop after saving the fine-tuned model")
+    p.add_argument("--distill-weight", type=float, default=0.0,
+                   help="with --init-from: weight of a KL term pulling the intent outputs towards the starting "
+                        "model's on every training text (default: %(default)s, off)")
     p.add_argument("--init-from", help="start from this six-intent fine-tuned model (a train.py work-dir's model/ "
                                        "from before the request heads) instead of the base MiniLM")
     args = p.parse_args(argv)
@@ -348,7 +375,10 @@ def main(argv: list[str] | None = None) -> int:
                      "best epoch is highest",
         "loss": "cross-entropy over logits[:, :6] for rows with an intent + binary cross-entropy with logits on "
                 "logits[:, 6] (save_request) and logits[:, 7] (recall_request) for rows with that label; each a "
-                "mean over the batch's labelled rows, summed",
+                "mean over the batch's labelled rows, summed"
+                + (f"; plus {args.distill_weight:g} × KL(starting model's intent softmax ‖ the model's) over every "
+                   "row, request rows included" if args.init_from and args.distill_weight else ""),
+        "distill_weight": args.distill_weight if args.init_from else 0.0,
         "weak_request_labels": "intent train texts: save_request 0 when the text has no save cue word "
                                "(request_data.SAVE_CUES), else unlabelled; recall_request 0 for SAVE_*/UPDATE_INFO "
                                "texts with no recall cue word (request_data.RECALL_CUES), else unlabelled",
