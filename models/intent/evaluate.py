@@ -1,7 +1,8 @@
-"""Score the int8 intent model against the rule-based fallback on the test split and write REPORT.md (no torch)."""
+"""Score the int8 intent model and its request heads against the rule-based fallbacks and write REPORT.md (no torch)."""
 
 # Usage (the project's runtime venv):
-#   .venv/bin/python models/intent/evaluate.py [--test models/intent/data/test.jsonl] [--report models/intent/REPORT.md]
+#   .venv/bin/python models/intent/evaluate.py [--test models/intent/data/test.jsonl]
+#       [--requests models/intent/data/requests_val.jsonl] [--report models/intent/REPORT.md]
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ for _path in (str(REPO), str(HERE.parent), str(HERE)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from preprocessing.intent_model import MODEL_FILE, IntentModel  # noqa: E402
+from preprocessing.intent_model import MODEL_FILE, IntentModel, request_heads_of  # noqa: E402
 from preprocessing.intent_rules import RuleIntentClassifier  # noqa: E402
 from preprocessing.registry import sha256_of, verified_model  # noqa: E402
+from request_report import request_markdown, score_requests  # noqa: E402
 from scoring import TRUST, WARM_UP, load_split, score, summarise  # noqa: E402
 
 BUILD_ONLY_MODULES = ("torch", "transformers", "optimum", "onnx", "sentence_transformers")
@@ -165,15 +167,32 @@ def _markdown(result: dict, manifest: dict, labels: Sequence[str]) -> str:
             f"all-MiniLM-L6-v2 + a linear head, lr {training['learning_rate']:g}, batch {training['batch_size']}, "
             f"{training['epochs']} epochs ({training['schedule']}), weight decay {training['weight_decay']}, "
             f"seed {training['seed']}, max length {training['max_length']}; best epoch "
-            f"{training['best_epoch']} by val macro-F1. {training['train_seconds']:.0f} s on "
-            f"{training['torch_threads']} CPU threads.",
+            f"{training['best_epoch']} by {training['selection'].split(';')[0].removeprefix('the epoch with the highest ')}"
+            f". {training['train_seconds']:.0f} s on {training['torch_threads']} CPU threads.",
             "",
-            "| epoch | train loss | val acc % | val macro-F1 % | seconds |",
-            "| ---: | ---: | ---: | ---: | ---: |",
         ]
+        heads = "save_request_val" in training["history"][0]
+        start = training.get("warm_start")
+        if start:
+            best = start["history"][start["best_epoch"] - 1]
+            lines += [f"Started from the six-intent model of `{start['command']}` (code before the request heads; "
+                      f"best epoch {start['best_epoch']}, val macro-F1 {_pct(best['val_macro_f1'])} %): its encoder "
+                      "and intent rows were copied, the two request rows freshly initialised, then all of it trained "
+                      "as below.", ""]
+        if heads:
+            lines += [f"Loss: {training['loss']}. Weak request labels: {training['weak_request_labels']}. Training "
+                      f"rows: {training['train_rows']} (texts also in the held-out request split dropped: "
+                      f"{training['heldout_overlap_dropped']}). Request F1 columns are on requests_val at a 0.5 cut.",
+                      "",
+                      "| epoch | train loss | val acc % | val macro-F1 % | save F1 % | recall F1 % | score | seconds |",
+                      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        else:
+            lines += ["| epoch | train loss | val acc % | val macro-F1 % | seconds |", "| ---: | ---: | ---: | ---: | ---: |"]
         for row in training["history"]:
+            extra = (f"{_pct(row['save_request_val']['f1'])} | {_pct(row['recall_request_val']['f1'])} | "
+                     f"{row['selection_score']:.4f} | ") if heads else ""
             lines.append(f"| {row['epoch']} | {row['train_loss']:.4f} | {_pct(row['val_accuracy'])} | "
-                         f"{_pct(row['val_macro_f1'])} | {row['seconds']:.0f} |")
+                         f"{_pct(row['val_macro_f1'])} | {extra}{row['seconds']:.0f} |")
         if len(training.get("learning_rate_runs", [])) > 1:
             lines += ["", "Learning rates tried (best epoch each):", "",
                       "| lr | best epoch | val acc % | val macro-F1 % | seconds |",
@@ -197,6 +216,8 @@ def _markdown(result: dict, manifest: dict, labels: Sequence[str]) -> str:
             text = error["text"].replace("|", "\\|").replace("\n", " ")
             lines.append(f"| {text[:100]} | {SHORT[error['gold']]} | {SHORT[error['predicted']]} | "
                          f"{error['confidence']:.2f} |")
+    if result.get("requests"):
+        lines += request_markdown(result["requests"], manifest)
     lines += [
         "", "## Environment", "",
         f"onnxruntime {_version('onnxruntime')}, tokenizers {_version('tokenizers')}, numpy {np.__version__}, "
@@ -217,12 +238,14 @@ def _version(dist: str) -> str:
         return "?"
 
 
-def write_report(test_path: Path, report_path: Path) -> dict:
-    """Score the registry's int8 model and the rules on a test split, write the Markdown report, return the numbers."""
+def write_report(test_path: Path, report_path: Path, requests_path: Path | None = None) -> dict:
+    """Score the registry's int8 model and the rules on a test split (and the request heads on a request split),
+    write the Markdown report, return the numbers."""
     test_path, report_path = Path(test_path), Path(report_path)
     verified = verified_model("intent")
     labels = verified.manifest["labels"]
-    model = IntentModel(verified.file(MODEL_FILE), verified.file("tokenizer.json"), labels, threads=1)
+    model = IntentModel(verified.file(MODEL_FILE), verified.file("tokenizer.json"), labels, threads=1,
+                        request_heads=request_heads_of(verified.manifest))
     rules = RuleIntentClassifier()
     examples = load_split(test_path, labels)
     test_sha = sha256_of(test_path)
@@ -237,6 +260,8 @@ def write_report(test_path: Path, report_path: Path) -> dict:
         "model": summarise(examples, score(model.classify, examples), labels),
         "rules": summarise(examples, score(rules.classify, examples), labels),
     }
+    if requests_path and Path(requests_path).is_file():
+        result["requests"] = score_requests(model, Path(requests_path), examples)
     report_path.write_text(_markdown(result, verified.manifest, labels), encoding="utf-8")
     return result
 
@@ -244,16 +269,23 @@ def write_report(test_path: Path, report_path: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--test", default=str(HERE / "data" / "test.jsonl"), help="test split (default: %(default)s)")
+    p.add_argument("--requests", default=str(HERE / "data" / "requests_val.jsonl"),
+                   help="request split for the save/recall heads (default: %(default)s)")
     p.add_argument("--report", default=str(HERE / "REPORT.md"), help="where to write (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="also print the numbers (without per-message errors) as JSON")
     args = p.parse_args(argv)
-    result = write_report(Path(args.test), Path(args.report))
+    result = write_report(Path(args.test), Path(args.report), Path(args.requests))
     m, r = result["model"], result["rules"]
     print(f"model: accuracy {m['accuracy']:.4f} macro-F1 {m['macro_f1']:.4f} p50 {m['latency_ms']['p50']:.2f} ms | "
           f"rules: accuracy {r['accuracy']:.4f} macro-F1 {r['macro_f1']:.4f} -> {args.report}", file=sys.stderr)
+    requests = result.get("requests", {})
+    for who in ("model", "rules"):
+        for head, h in requests.get(who, {}).items():
+            print(f"{who} {head}: recall {h['recall']:.4f} FPR {h['false_positive_rate']:.4f} hard-negative FPR "
+                  f"{h['hard_negative_false_positive_rate']:.4f}", file=sys.stderr)
     if args.json:
         slim = {k: ({kk: vv for kk, vv in v.items() if kk not in ("errors", "families")} if isinstance(v, dict) else v)
-                for k, v in result.items()}
+                for k, v in result.items() if k != "requests"}
         print(json.dumps(slim, indent=2))
     return 0
 

@@ -1,7 +1,9 @@
 """Export the fine-tuned intent classifier to int8 ONNX (model_int8.onnx, tokenizer.json, manifest.json, REPORT.md)."""
 
 # Usage (build venv; train.py calls build() itself after training):
-#   HF_HUB_OFFLINE=1 /work/venv-build/bin/python models/intent/export.py --finetuned /tmp/cortexd-intent-work/model
+#   HF_HUB_OFFLINE=1 /work/venv-build/bin/python models/intent/export.py --finetuned /tmp/cortexd-intent-work/model \
+#       [--baseline <dir holding an earlier model_int8.onnx + tokenizer.json>]
+# --baseline times that earlier model and the new one side by side, message by message, for the manifest.
 #
 # Build-time needs torch, optimum(-onnx), transformers and onnx. The fp32/int8 parity check runs the
 # runtime class (preprocessing.intent_model.IntentModel) in a subprocess that refuses to import them, and
@@ -33,12 +35,14 @@ from onnx_export_common import (  # noqa: E402
     ORIGINAL_MODEL, SOURCE_PACKAGE, export_fp32, io_signature, make_log, opset, quantize, version,
 )
 from preprocessing.intent_model import MAX_TOKENS as MAX_LENGTH  # noqa: E402
-from preprocessing.intent_model import MODEL_FILE, TOKENIZER_FILE, IntentModel  # noqa: E402
+from preprocessing.intent_model import MODEL_FILE, REQUEST_HEADS, TOKENIZER_FILE, IntentModel, RequestHead  # noqa: E402
 from preprocessing.intent_rules import INTENTS  # noqa: E402
 from preprocessing.registry import MODELS_DIR_ENV  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.registry import sha256_of as sha256  # noqa: E402
-from scoring import load_split, score, split_paths, summarise  # noqa: E402
+from request_data import load_requests  # noqa: E402
+from request_scoring import MAX_VAL_FPR, choose_threshold, request_summary  # noqa: E402
+from scoring import load_split, paired_latency, request_paths, score, split_paths, summarise  # noqa: E402
 
 MAX_MODEL_BYTES = 30_000_000
 MAX_INT8_ACCURACY_DROP = 0.01  # int8 test accuracy within 1 point of fp32
@@ -48,6 +52,10 @@ RUNTIME_PYTHON = REPO / ".venv" / "bin" / "python"
 ORT_CLASS = "ORTModelForSequenceClassification"
 
 log = make_log("export")
+# Before the thresholds are chosen on val, the heads are read with a 0.5 cut; only their probabilities are used.
+PROVISIONAL_HEADS = {name: RequestHead(len(INTENTS) + i, 0.5) for i, name in enumerate(REQUEST_HEADS)}
+THRESHOLD_RULE = (f"per head, on requests_val with the int8 model one message per call: the highest recall at a "
+                  f"false-positive rate ≤ {MAX_VAL_FPR}, the cut set midway to the next lower val probability")
 
 
 # --------------------------------------------------------------------------- build steps
@@ -65,7 +73,7 @@ def torch_check(finetuned: Path, fp32_path: Path, tokenizer_path: Path, texts: l
     import torch
     from transformers import AutoModelForSequenceClassification
 
-    onnx_model = IntentModel(fp32_path, tokenizer_path, INTENTS)
+    onnx_model = IntentModel(fp32_path, tokenizer_path, INTENTS, request_heads=PROVISIONAL_HEADS)
     model = AutoModelForSequenceClassification.from_pretrained(str(finetuned)).eval()
     diffs, agree = [], 0
     for start in range(0, len(texts), 64):
@@ -75,7 +83,8 @@ def torch_check(finetuned: Path, fp32_path: Path, tokenizer_path: Path, texts: l
         with torch.no_grad():
             torch_logits = model(**{k: torch.from_numpy(v) for k, v in feeds.items()}).logits.numpy()
         diffs.append(float(np.abs(onnx_logits - torch_logits).max()))
-        agree += int((onnx_logits.argmax(1) == torch_logits.argmax(1)).sum())
+        intents = len(INTENTS)
+        agree += int((onnx_logits[:, :intents].argmax(1) == torch_logits[:, :intents].argmax(1)).sum())
     return {"fp32_onnx_vs_torch_max_abs_logit_diff": max(diffs),
             "fp32_onnx_vs_torch_argmax_agreement": round(agree / len(texts), 6)}
 
@@ -83,10 +92,12 @@ def torch_check(finetuned: Path, fp32_path: Path, tokenizer_path: Path, texts: l
 # --------------------------------------------------------------------------- parity (runtime-only)
 
 
-def run_parity(fp32_path: Path, int8_path: Path, tokenizer_path: Path, data_dir: Path) -> dict:
-    """fp32 and int8 ONNX on val and test, one message per call, exactly as the daemon classifies."""
-    models = {"fp32": IntentModel(fp32_path, tokenizer_path, INTENTS, threads=1),
-              "int8": IntentModel(int8_path, tokenizer_path, INTENTS, threads=1)}
+def run_parity(fp32_path: Path, int8_path: Path, tokenizer_path: Path, data_dir: Path,
+               baseline_dir: Path | None = None) -> dict:
+    """fp32 and int8 ONNX on val and test, one message per call, exactly as the daemon classifies; the request
+    heads' thresholds from requests_val; optionally the latency of an earlier model beside the new one."""
+    models = {"fp32": IntentModel(fp32_path, tokenizer_path, INTENTS, threads=1, request_heads=PROVISIONAL_HEADS),
+              "int8": IntentModel(int8_path, tokenizer_path, INTENTS, threads=1, request_heads=PROVISIONAL_HEADS)}
     result: dict = {}
     for split in ("val", "test"):
         examples = load_split(split_paths(data_dir)[split], INTENTS)
@@ -99,15 +110,40 @@ def run_parity(fp32_path: Path, int8_path: Path, tokenizer_path: Path, data_dir:
             for a, b in zip(scored["fp32"].predictions, scored["int8"].predictions) for label in INTENTS), 6)
         log(f"{split}: fp32 acc {result[split]['fp32']['accuracy']:.4f} / int8 acc "
             f"{result[split]['int8']['accuracy']:.4f}, agreement {result[split]['int8_vs_fp32_agreement']:.4f}")
+    result["requests_val"] = request_parity(models, load_requests(request_paths(data_dir)["requests_val"]))
+    if baseline_dir:
+        baseline = IntentModel(baseline_dir / MODEL_FILE, baseline_dir / TOKENIZER_FILE, INTENTS, threads=1)
+        texts = [e.text for e in load_split(split_paths(data_dir)["test"], INTENTS)]
+        result["latency_vs_baseline"] = paired_latency(baseline.classify, models["int8"].classify_with_requests, texts)
+        log(f"latency vs {baseline_dir}: {result['latency_vs_baseline']}")
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers", "optimum", "onnx"))
     assert not leaked, f"runtime path imported build-only modules: {leaked}"
+    return result
+
+
+def request_parity(models: dict[str, IntentModel], examples) -> dict:
+    """Thresholds chosen on the int8 model's val probabilities; both models' decisions at those thresholds."""
+    probs = {k: [m.classify_with_requests(e.text) for e in examples] for k, m in models.items()}
+    thresholds = {}
+    for head in REQUEST_HEADS:
+        gold = [getattr(e, head) for e in examples]
+        thresholds[head] = choose_threshold(gold, [getattr(r, f"{head}_probability") for r in probs["int8"]])
+    result = {"thresholds": thresholds}
+    for kind, rows in probs.items():
+        decisions = {h: [getattr(r, f"{h}_probability") >= thresholds[h] for r in rows] for h in REQUEST_HEADS}
+        result[kind] = {h: {k: v for k, v in summary.items() if k not in ("families", "errors")}
+                        for h, summary in request_summary(examples, decisions).items()}
+        log(f"requests_val {kind}: " + ", ".join(
+            f"{h} recall {m['recall']:.3f} FPR {m['false_positive_rate']:.3f}" for h, m in result[kind].items()))
+    log(f"thresholds: {thresholds}")
     return result
 
 
 def parity_only(args: argparse.Namespace) -> int:
     block_build_modules()
     out_dir = Path(args.out_dir).resolve()
-    parity = run_parity(Path(args.fp32), out_dir / MODEL_FILE, out_dir / TOKENIZER_FILE, Path(args.data_dir))
+    parity = run_parity(Path(args.fp32), out_dir / MODEL_FILE, out_dir / TOKENIZER_FILE, Path(args.data_dir),
+                        Path(args.baseline) if args.baseline else None)
     Path(args.results).write_text(json.dumps(parity, indent=2), encoding="utf-8")
     return 0
 
@@ -123,7 +159,7 @@ def _compact(summary: dict) -> dict:
             "latency_1_thread_ms": {"p50": summary["latency_ms"]["p50"], "p95": summary["latency_ms"]["p95"]}}
 
 
-def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) -> int:
+def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None, baseline: Path | None = None) -> int:
     """Export, quantize and check the model in `finetuned`, scoring it on the data snapshot it was trained with."""
     finetuned, out_dir = finetuned.resolve(), out_dir.resolve()
     if out_dir.name != "intent":
@@ -133,7 +169,7 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
     base_model_dir = Path(base_model_dir or training["base_model_dir"])
     data_dir = Path(training["snapshot_dir"])
     paths = split_paths(data_dir)
-    for split, path in paths.items():
+    for split, path in {**paths, **request_paths(data_dir)}.items():
         if sha256(path) != training["dataset"][split]["sha256"]:
             log(f"{path} is not the snapshot {finetuned} was trained with; re-run train.py")
             return 2
@@ -156,8 +192,8 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
     with tempfile.TemporaryDirectory(prefix="intent-parity-") as tmp:
         results = Path(tmp) / "parity.json"
         subprocess.run([sys.executable, str(Path(__file__).resolve()), "--parity-only", "--fp32", str(fp32_path),
-                        "--out-dir", str(out_dir), "--data-dir", str(data_dir), "--results", str(results)],
-                       check=True)
+                        "--out-dir", str(out_dir), "--data-dir", str(data_dir), "--results", str(results)]
+                       + (["--baseline", str(baseline.resolve())] if baseline else []), check=True)
         parity = json.loads(results.read_text(encoding="utf-8"))
 
     inputs, outputs = io_signature(model_path)
@@ -180,9 +216,13 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
         "files": {name: {"sha256": sha256(out_dir / name), "bytes": (out_dir / name).stat().st_size}
                   for name in (MODEL_FILE, TOKENIZER_FILE)},
         "labels": list(INTENTS),
+        "request_heads": {head: {"index": PROVISIONAL_HEADS[head].index,
+                                 "threshold": parity["requests_val"]["thresholds"][head]} for head in REQUEST_HEADS},
+        "request_heads_threshold_rule": THRESHOLD_RULE,
         "build": {
             "command": training["command"],
-            "export_command": "python models/intent/export.py --finetuned <work-dir>/model",
+            "export_command": "python models/intent/export.py --finetuned <work-dir>/model"
+                              + (" --baseline <the previous six-output model>" if baseline else ""),
             "python": platform.python_version(),
             **{dist.replace("-", "_"): version(dist) for dist in
                ("torch", "transformers", "optimum", "optimum-onnx", "onnx", "onnxruntime", "tokenizers", "numpy")},
@@ -204,11 +244,14 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
                      "int8_vs_fp32_agreement": test["int8_vs_fp32_agreement"],
                      "int8_vs_fp32_max_abs_prob_diff": test["int8_vs_fp32_max_abs_prob_diff"],
                      "int8_accuracy_drop_vs_fp32": round(drop, 6)},
+            "requests_val": parity["requests_val"],
+            **({"latency_vs_baseline": parity["latency_vs_baseline"]} if "latency_vs_baseline" in parity else {}),
             **torch_parity,
         },
         "inputs": inputs,
         "outputs": outputs,
-        "output": "logits; softmax gives the probability of each label, in `labels` order",
+        "output": "logits; softmax over the first len(labels) gives the probability of each label, in `labels` "
+                  "order; sigmoid of logits[:, index] gives each request head's probability (`request_heads`)",
         "runtime_requires": ["onnxruntime", "tokenizers", "numpy"],
         "max_length": MAX_LENGTH,
         "lowercase": True,
@@ -221,7 +264,7 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
     # The report is written by the runtime venv, which has no torch: that is the proof the model needs none.
     runtime = RUNTIME_PYTHON if RUNTIME_PYTHON.is_file() else Path(sys.executable)
     subprocess.run([str(runtime), str(HERE / "evaluate.py"), "--test", str(paths["test"]),
-                    "--report", str(out_dir / "REPORT.md")],
+                    "--requests", str(request_paths(data_dir)["requests_val"]), "--report", str(out_dir / "REPORT.md")],
                    check=True, env={**os.environ, MODELS_DIR_ENV: str(out_dir.parent)})
 
     failures = []
@@ -236,7 +279,8 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
         if c["recall"] < TARGET_RECALL:
             failures.append(f"int8 test recall of {label} {c['recall']:.4f} < {TARGET_RECALL}")
     # The dataset is edited by hand between runs; an artifact trained on an older version must be rebuilt.
-    for split, path in split_paths(Path(training["data_dir"])).items():
+    source_dir = Path(training["data_dir"])
+    for split, path in {**split_paths(source_dir), **request_paths(source_dir)}.items():
         if not path.is_file() or sha256(path) != training["dataset"][split]["sha256"]:
             failures.append(f"{path} changed since training started; re-run train.py")
     for failure in failures:
@@ -249,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--finetuned", help="directory written by train.py (model.safetensors, config.json, training.json)")
     p.add_argument("--out-dir", default=str(HERE), help="where the artifacts go (default: %(default)s)")
     p.add_argument("--model-dir", help="the base all-MiniLM-L6-v2 dir (default: the one recorded in training.json)")
+    p.add_argument("--baseline", help="a directory with an earlier model_int8.onnx and tokenizer.json to time "
+                                      "beside the new model (recorded in the manifest)")
     p.add_argument("--parity-only", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--fp32", help=argparse.SUPPRESS)
     p.add_argument("--results", help=argparse.SUPPRESS)
@@ -258,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         return parity_only(args)
     if not args.finetuned:
         p.error("--finetuned is required")
-    return build(Path(args.finetuned), Path(args.out_dir), Path(args.model_dir) if args.model_dir else None)
+    return build(Path(args.finetuned), Path(args.out_dir), Path(args.model_dir) if args.model_dir else None,
+                 Path(args.baseline) if args.baseline else None)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from preprocessing.intent_rules import IntentPrediction
 
 SPLITS = ("train", "val", "test")
+REQUEST_SPLITS = ("requests_train", "requests_val")
 WARM_UP = 20
 TRUST = 0.7  # the daemon's default intent_confidence: below it an intent is not acted on
 
@@ -45,6 +46,11 @@ def load_split(path: Path, labels: Sequence[str]) -> list[Example]:
 
 def split_paths(data_dir: Path) -> dict[str, Path]:
     return {split: Path(data_dir) / f"{split}.jsonl" for split in SPLITS}
+
+
+def request_paths(data_dir: Path) -> dict[str, Path]:
+    """The request heads' splits (request_data.py writes them) beside the intent splits."""
+    return {split: Path(data_dir) / f"{split}.jsonl" for split in REQUEST_SPLITS}
 
 
 def snapshot(data_dir: Path, into: Path, labels: Sequence[str], shown: Path) -> dict:
@@ -97,3 +103,26 @@ def summarise(examples: Sequence[Example], scored: Scored, labels: Sequence[str]
                     "family": e.family}
                    for e, p, hit in zip(examples, scored.predictions, correct) if not hit],
     }
+
+
+def paired_latency(before: Callable[[str], object], after: Callable[[str], object], texts: Sequence[str],
+                   rounds: int = 3) -> dict:
+    """Milliseconds per message of two classifiers timed on the same texts, alternating which runs first so
+    load from other work on the machine falls on both alike; p50/p95 each and the median paired difference."""
+    for text in texts[:WARM_UP]:
+        before(text)
+        after(text)
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    for round_ in range(rounds):
+        for i, text in enumerate(texts):
+            order = (("before", before), ("after", after)) if (i + round_) % 2 == 0 else \
+                (("after", after), ("before", before))
+            for name, classify in order:
+                t0 = time.perf_counter()
+                classify(text)
+                times[name].append((time.perf_counter() - t0) * 1000)
+    ms = {k: np.array(v) for k, v in times.items()}
+    return {**{k: {"p50": round(float(np.percentile(v, 50)), 3), "p95": round(float(np.percentile(v, 95)), 3)}
+               for k, v in ms.items()},
+            "median_paired_difference_ms": round(float(np.median(ms["after"] - ms["before"])), 3),
+            "samples": len(ms["after"])}

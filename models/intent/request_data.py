@@ -1,0 +1,128 @@
+"""Save/recall request data for the intent model's extra heads: the family split, cue words, weak labels, held-out filter."""
+
+# Usage (any venv; rewrites requests_train.jsonl and requests_val.jsonl from requests_handwritten.jsonl):
+#   python models/intent/request_data.py
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+SOURCE = DATA / "requests_handwritten.jsonl"
+# Families written after the first training run to widen the forms seen in training; all go to requests_train, so
+# requests_val stays the same rows from run to run.
+ADDED = DATA / "requests_added.jsonl"
+REQUEST_SPLITS = {"requests_train": DATA / "requests_train.jsonl", "requests_val": DATA / "requests_val.jsonl"}
+HELDOUT = HERE.parent.parent / "tests" / "data" / "heldout" / "save_requests_test.jsonl"
+VAL_PERCENT = 22  # of families; 22 of 154 families hold 209 of 1,451 rows (14.4 %)
+HEADS = ("save_request", "recall_request")
+
+# Words that can make a message a request to store something. A text from the intent dataset that contains none
+# of them is a (weak) save_request negative; one that contains any stays unlabelled, because the intent dataset
+# was not written with the request heads in mind. Matched at the start of a word, so "log" also covers "logged".
+SAVE_CUES = (
+    "remember", "rember", "remeber", "rememb", "save", "saving", "store", "storing", "note", "noting", "log",
+    "record", "keep", "kept", "jot", "memo", "memory", "memorise", "memorize", "forget", "forgot", "future",
+    "later", "write down", "write that", "write this", "write it", "bookmark", "persist", "track", "file ",
+    "add ", "add this", "put ", "update", "mind", "ref", "fyi", "next time", "hold on", "hang on", "don't lose",
+    "dont lose", "mem:", "mem ", "for the record", "retain", "learn", "stash", "pin ",
+)
+# Words that can make a message ask what was said or stored before; a SAVE_*/UPDATE_INFO text without any of them
+# is a (weak) recall_request negative.
+RECALL_CUES = (
+    "remember", "rember", "remeber", "rememb", "recall", "remind", "told", "tell", "said", "say", "mention",
+    "earlier", "before", "again", "last time", "stored", "saved", "noted", "know", "what did", "what was", "what's",
+    "whats", "what is", "memory", "memories", "notes", "forgot", "forget", "previous", "already", "?", "did i",
+    "have i", "do you have", "look up", "check",
+)
+WEAK_RECALL_NEGATIVE_INTENTS = ("SAVE_PREFERENCE", "SAVE_DECISION", "SAVE_FACT", "UPDATE_INFO")
+
+
+def normalised(text: str) -> str:
+    """Lowercase, punctuation to spaces, whitespace collapsed: the form in which two texts count as the same."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern:
+    return re.compile("|".join((r"(?<!\w)" if cue[0].isalnum() else "") + re.escape(cue) for cue in cues))
+
+
+_SAVE_CUE = _cue_pattern(SAVE_CUES)
+_RECALL_CUE = _cue_pattern(RECALL_CUES)
+
+
+def has_save_cue(text: str) -> bool:
+    return bool(_SAVE_CUE.search(text.lower()))
+
+
+def has_recall_cue(text: str) -> bool:
+    return bool(_RECALL_CUE.search(text.lower()))
+
+
+@dataclass(frozen=True)
+class RequestExample:
+    text: str
+    save_request: bool
+    recall_request: bool
+    family: str
+
+
+def load_requests(path: Path) -> list[RequestExample]:
+    """Every line of a {text, save_request, recall_request, family} JSONL file."""
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [RequestExample(r["text"], bool(r["save_request"]), bool(r["recall_request"]), r["family"]) for r in rows]
+
+
+def is_hard_negative(example: RequestExample, head: str) -> bool:
+    """A negative for `head` that contains one of that head's cue words ("remember to close the cursor")."""
+    if getattr(example, head):
+        return False
+    return has_save_cue(example.text) if head == "save_request" else has_recall_cue(example.text)
+
+
+def weak_request_labels(text: str, intent: str) -> tuple[int, int]:
+    """(save, recall) labels for an intent-dataset text: 0 for a weak negative, -1 for unlabelled (masked)."""
+    save = -1 if has_save_cue(text) else 0
+    recall = 0 if intent in WEAK_RECALL_NEGATIVE_INTENTS and not has_recall_cue(text) else -1
+    return save, recall
+
+
+def heldout_texts(path: Path = HELDOUT) -> set[str]:
+    """The normalised texts of the frozen held-out split; used only to drop them from training, never shown."""
+    return {normalised(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()}
+
+
+def is_val_family(family: str) -> bool:
+    """Stable across machines and Python versions (not hash()): the family name's sha256 decides."""
+    return int(hashlib.sha256(family.encode("utf-8")).hexdigest(), 16) % 100 < VAL_PERCENT
+
+
+def write_split(source: Path = SOURCE, added: Path = ADDED) -> dict[str, int]:
+    """Write requests_train.jsonl and requests_val.jsonl, whole families each, in the source's line order; then
+    every line of `added` (if present) to requests_train."""
+    lines = [line for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    parts: dict[str, list[str]] = {"requests_train": [], "requests_val": []}
+    for line in lines:
+        family = json.loads(line)["family"]
+        parts["requests_val" if is_val_family(family) else "requests_train"].append(line)
+    if added.is_file():
+        parts["requests_train"] += [line for line in added.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for name, part in parts.items():
+        REQUEST_SPLITS[name].write_text("".join(f"{line}\n" for line in part), encoding="utf-8")
+    return {name: len(part) for name, part in parts.items()}
+
+
+if __name__ == "__main__":
+    counts = write_split()
+    for name, path in REQUEST_SPLITS.items():
+        rows = load_requests(path)
+        print(f"{name}: {counts[name]} rows, {len({r.family for r in rows})} families, "
+              f"save {sum(r.save_request for r in rows)}, recall {sum(r.recall_request for r in rows)}, "
+              f"save hard negatives {sum(is_hard_negative(r, 'save_request') for r in rows)}", file=sys.stderr)
