@@ -182,6 +182,12 @@ def contradicts(text: str, other: str) -> bool:
     return bool(_conflicts(old, new, _align(old, new))[0])
 
 
+def numbers_differ(text: str, other: str) -> bool:
+    """Both texts state numbers (versions, times, amounts, in any spelling: "2am" is "02:00") and not the same ones."""
+    first, second = _analyse(text).numbers, _analyse(other).numbers
+    return bool(first) and bool(second) and first != second
+
+
 def names_other_instance(text: str, other: str) -> bool:
     """The texts are about different instances of a thing: each names an environment, and not the same one."""
     return _other_instance(_analyse(other), _analyse(text))

@@ -8,10 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from preprocessing.dedup import DedupAction, DedupCandidate, DedupVerdict, same_words
+from preprocessing.dedup import (
+    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, numbers_differ, same_words,
+)
+
+from preprocessing.relation_model import Relation
 
 if TYPE_CHECKING:  # the model (and onnxruntime) is loaded by whoever builds the judge
-    from preprocessing.relation_model import Relation, RelationModel
+    from preprocessing.relation_model import RelationModel
 
 # Cosine below which a pair goes to the model at all. On the relation training pairs (models/relation/data), 100 % of
 # duplicates, 97.7 % of updates and 99.4 % of partial updates are at or above 0.30, and about two thirds of the
@@ -26,10 +30,18 @@ PAIR_KEY_CHARS = 1000
 
 @dataclass(frozen=True)
 class JudgedPair:
-    """One candidate memory and what the model says the new text is to it."""
+    """One candidate memory and what the new text is to it: the model's reading, or the number rules' when the model
+    read a pair whose numbers differ as a duplicate (`overruled` says so)."""
 
     candidate: DedupCandidate
     relation: Relation
+    overruled: str = ""
+
+
+# What the number rules' verdict means as a relation, when they overrule a DUPLICATE.
+# A merge would drop the differing number, so a pair the rules would merge is kept as two memories.
+_RULE_RELATIONS = {DedupAction.MERGE: "COMPATIBLE", DedupAction.UPDATE_CANDIDATE: "UPDATE",
+                   DedupAction.REVIEW: "COMPATIBLE", DedupAction.NEW: "UNRELATED"}
 
 
 class RelationJudge:
@@ -42,6 +54,7 @@ class RelationJudge:
         self.max_pairs = max_pairs
         self._read: OrderedDict[tuple[str, str], Relation] = OrderedDict()
         self._lock = threading.Lock()
+        self._rules = DeduplicationChecker()
 
     def judge(self, new_text: str, candidates: Sequence[DedupCandidate]) -> list[JudgedPair]:
         """The model's reading of each candidate at or above the floor (the closest max_pairs), closest first."""
@@ -59,7 +72,20 @@ class RelationJudge:
                 while len(self._read) > REMEMBERED_PAIRS:
                     self._read.popitem(last=False)
             known.update(read)
-        return [JudgedPair(c, known[pair]) for c, pair in zip(close, pairs, strict=True)]
+        return [self._checked(JudgedPair(c, known[pair]), new_text) for c, pair in zip(close, pairs, strict=True)]
+
+    def _checked(self, pair: JudgedPair, new_text: str) -> JudgedPair:
+        """A merge must not lose a value: the model reads "runs on Python 3.9" and "… 3.10" as one statement (it
+        barely sees digits), so a DUPLICATE whose numbers differ goes to the rules, which compare numbers, versions
+        and times in any spelling (an UPDATE_CANDIDATE there, or keep both)."""
+        relation = pair.relation
+        if relation.label != "DUPLICATE" or not numbers_differ(new_text, pair.candidate.text):
+            return pair
+        verdict = self._rules.compare(new_text, pair.candidate)
+        label = _RULE_RELATIONS[verdict.action]
+        return JudgedPair(pair.candidate, Relation(label, relation.probabilities.get(label, 0.0) if label != "UPDATE"
+                                                   else 1.0, relation.probabilities),
+                          f"numbers differ; the rules read it as {verdict.action.value}")
 
     def check(self, new_text: str, candidates: Sequence[DedupCandidate]) -> DedupVerdict:
         if not candidates:
@@ -95,6 +121,7 @@ def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
 
 def _verdict(action: DedupAction, pair: JudgedPair) -> DedupVerdict:
     relation = pair.relation
+    said = f"relation model: {relation.label} ({relation.confidence:.2f})" if not pair.overruled else \
+        f"relation model: DUPLICATE overruled, {pair.overruled}"
     return DedupVerdict(action, pair.candidate.memory_id, pair.candidate.similarity,
-                        (f"relation model: {relation.label} ({relation.confidence:.2f})",
-                         f"cosine {pair.candidate.similarity:.2f}"), relation.label)
+                        (said, f"cosine {pair.candidate.similarity:.2f}"), relation.label)

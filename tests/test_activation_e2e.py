@@ -146,5 +146,5 @@ async def test_the_intent_model_reads_a_decision(daemon):
 async def test_an_explicit_request_is_must_save_whatever_the_model_says(daemon):
     async with mcp_session(daemon.address, "acme") as host:
         reply = payload(await host.call_tool("analyze_message", {
-            "message": "please remember this: how do I reset the staging VPN? ask Omar"}))
+            "message": "save this for later: to reset the staging VPN, ask Omar"}))
         assert reply["action_recommendation"] == "MUST_SAVE" and reply["should_save"] is True

@@ -49,11 +49,7 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 # it restates: dedup's floor for a stated update of a shared subject.
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
-IMPORT_UPDATE_CONFIDENCE = 0.95  # the relation model's confidence an imported record needs to replace another
-# Cosine from which an imported record is read against a memory at all: the median UPDATE pair of the relation
-# training data is at 0.66. A conversation holds many turns on one topic that update nothing; a bulk import reads
-# only the close ones.
-IMPORT_SIMILARITY_FLOOR = 0.6
+IMPORT_UPDATE_CONFIDENCE = 0.9  # the relation model's confidence an imported record needs to replace another
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 32
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
@@ -639,7 +635,7 @@ class MemoryService:
         """The memory an imported record replaces, when the relation model is sure it is a whole update: a log or a
         conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
         try:
-            judged = judge.judge(row.content, [c for c in candidates if c.similarity >= IMPORT_SIMILARITY_FLOOR][:IMPORT_PAIRS])
+            judged = judge.judge(row.content, candidates[:IMPORT_PAIRS])
         except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
             return None
         judge_pairs = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= IMPORT_UPDATE_CONFIDENCE]
