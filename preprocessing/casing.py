@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from preprocessing.registry import verified_model
+from preprocessing.registry import ModelUnavailable, verified_model
 
 WORD_CASING_MODEL = "word_casing"
 TABLE = "casing.tsv"
@@ -32,6 +32,15 @@ class WordCasing:
         """The table in models/word_casing after its sha256 matched the manifest (ModelUnavailable otherwise)."""
         fields = verified_model(WORD_CASING_MODEL).file(TABLE).read_text(encoding="utf-8").split()
         return cls(dict(zip(fields[0::2], map(_SHARES.__getitem__, fields[1::2]))))
+
+    @classmethod
+    def load_or_empty(cls) -> "WordCasing":
+        """The table, or an empty one when it is missing or corrupt: spaCy's names are then taken as they come, and
+        a missing table costs only the casing evidence, not the entity stage."""
+        try:
+            return cls.load()
+        except ModelUnavailable:
+            return cls({})
 
     def capitalised_share(self, word: str) -> float | None:
         return self._shares.get(word.lower())

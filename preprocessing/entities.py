@@ -202,7 +202,7 @@ class EntityExtractor:
         self, nlp=None, gazetteer: TechnologyGazetteer | None = None, casing: WordCasing | None = None
     ) -> None:
         self._gazetteer = gazetteer or TechnologyGazetteer.load()
-        self._casing = casing or WordCasing.load()
+        self._casing = casing or WordCasing.load_or_empty()
         if nlp is None:
             import spacy
 
