@@ -125,6 +125,8 @@ def test_a_version_repeated_before_its_update_is_outdated_too(daemon):
     assert hits[0] == "move" and hits.index("old") > 0
 
 
+@pytest.mark.xfail(strict=True, reason="known relation-model error: it reads \"Chen's deputy on call is Priya.\" as an "
+                   "UPDATE (1.00) of 'The on-call lead is now Chen', which is then superseded (issue 15 closing note)")
 def test_a_chain_with_a_missed_link_still_answers_with_its_end(daemon):
     """"Ben is the on-call lead" may not be linked to "the on-call lead is Marta" (no change marker); the chain still
     answers with its end, and the deputy, another attribute, stays current."""
