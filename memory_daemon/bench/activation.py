@@ -11,12 +11,15 @@ from memory_daemon.bench.common import BENCH_MESSAGES, long_messages, mcp_round_
 from memory_daemon.client.launcher import proxy_parameters, temporary_daemon
 
 
-def _analysis_samples(client, count: int) -> tuple[list[float], list[float], list[float], list[float]]:
+def _analysis_samples(client, count: int, distinct: bool = False) -> tuple[list[float], list[float], list[float],
+                                                                         list[float]]:
     """Round trips of AnalyzeMessage over gRPC, the daemon's own compute time for each, its intent stage, and its
     dedup stage (the relation model on the neighbours that pass its cosine floor)."""
     round_trips, server, intent, dedup = [], [], [], []
     for i in range(count):
         message = BENCH_MESSAGES[i % len(BENCH_MESSAGES)]
+        if distinct:  # a new text each call, so no pair is served from the daemon's memory of pairs read
+            message = f"{message} (take {i})"
         started = time.perf_counter()
         reply = client.analyze_message(message=message, session_id=f"bench-{i % 4}")
         round_trips.append((time.perf_counter() - started) * 1000)
@@ -84,7 +87,7 @@ def bench_activation(quick: bool) -> int:
             rss = rss_mb(daemon.process.pid)
         with daemon.client("bench-neighbours") as client:
             _store_neighbours(client)
-            _, near_ms, _, relation_ms = _analysis_samples(client, calls // 2)
+            _, near_ms, _, relation_ms = _analysis_samples(client, calls // 2, distinct=True)
             rss = max(rss, rss_mb(daemon.process.pid))
 
     print(f"cortexd bench activation ({'quick' if quick else 'full'})\n")
