@@ -638,7 +638,11 @@ class MemoryService:
             judged = judge.judge(row.content, candidates[:IMPORT_PAIRS])
         except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
             return None
-        judge_pairs = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= IMPORT_UPDATE_CONFIDENCE]
+        # A pair the number rules decided ("build 41 passed" after "build 40 passed") is an update only when it says
+        # so or is a near-paraphrase: imported logs hold many look-alike lines that differ by a number.
+        judge_pairs = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= IMPORT_UPDATE_CONFIDENCE
+                       and (not p.overruled or announces_change(row.content)
+                            or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)]
         return max(judge_pairs, key=lambda p: p.relation.confidence).candidate.memory_id if judge_pairs else None
 
     def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
