@@ -26,11 +26,14 @@ _SECRET_SHAPES = tuple(re.compile(pattern) for pattern in (
 # "Bearer abc…", "Basic abc…": keep the scheme, drop the credential.
 _AUTH_SCHEME = re.compile(r"(?i)\b(?P<keep>(?:bearer|basic|token)\s+)(?P<value>\[REDACTED\]|[A-Za-z0-9._~+/=-]{8,})")
 # "password=…", "GITHUB_TOKEN: …", '"api_key": "…"': keep the name, drop the value.
+# The name around the keyword is bounded: unbounded `[\w.-]*` on both sides backtracked cubically on a long word run
+# (a 64 KiB token took minutes); no secret's name is longer than this.
 _NAMED_VALUE = re.compile(
-    r"(?i)(?P<keep>[\w.-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|apikey|authorization|credential)[\w.-]*"
+    r"(?i)(?P<keep>[\w.-]{0,64}(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|apikey|authorization|credential)[\w.-]{0,64}"
     r"[\"']?\s*[:=]\s*(?:(?:bearer|basic|token)\s+)?)(?P<value>\[REDACTED\]|\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&)}\]]+)")
 # "https://user:secret@host": keep the user, drop the password.
-_URL_PASSWORD = re.compile(r"(?P<keep>\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)(?P<value>[^/\s@]+)(?=@)", re.IGNORECASE)
+_URL_PASSWORD = re.compile(r"(?P<keep>\b[a-z][a-z0-9+.-]{0,31}://[^/\s:@]{1,256}:)(?P<value>[^/\s@]{1,256})(?=@)",
+                           re.IGNORECASE)
 
 
 def _keep_name(match: re.Match) -> str:

@@ -101,7 +101,8 @@ class ObservationRecorder:
         if not isinstance(arguments, dict):
             raise InvalidArgument("arguments_json must be a JSON object")
         arguments = redact_value(arguments)
-        result = redact_text(observation.result_text)[:MAX_RESULT_CHARS]
+        # Cut before redacting: only what is kept needs it, and the work stays bounded whatever was sent.
+        result = redact_text(observation.result_text[:MAX_RESULT_CHARS])
         name = f"{upstream}__{tool}"
         sentences = list(dict.fromkeys(prose_sentences(arguments)))[:MAX_SENTENCES]
         title = f"{name}: {headline(arguments)}" if headline(arguments) else name
