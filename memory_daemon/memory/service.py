@@ -601,12 +601,8 @@ class MemoryService:
             elif judge is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
                 replaced = self._imported_update(judge, row, [DedupCandidate(m, text, s) for m, text, s in nearest])
-                if replaced is not None:
-                    other = in_batch.get(replaced) or next(
-                        iter(self._rows.get_many([replaced], (row.namespace,))), None)
-                    if other is not None:
-                        pair = (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
-                        updates.append(pair)
+                if replaced is not None and (pair := self._in_time_order(row, replaced, in_batch)):
+                    updates.append(pair)
             elif announced := self._announced_updates(row, vector, in_batch):
                 updates += [(old.id, row.id) for old in announced[1:]]
                 pair = (announced[0].id, row.id)
@@ -619,16 +615,21 @@ class MemoryService:
                 # Imported logs hold many look-alike lines ("turn 5", "turn 6"); without a stated change only
                 # a near-paraphrase counts as an update.
                 if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id and (
-                        announces_change(row.content) or verdict.similarity >= IMPORT_UPDATE_SIMILARITY):
-                    other = in_batch.get(verdict.memory_id) or next(
-                        iter(self._rows.get_many([verdict.memory_id], (row.namespace,))), None)
-                    if other is not None:
-                        pair = (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
-                        updates.append(pair)
+                        announces_change(row.content) or verdict.similarity >= IMPORT_UPDATE_SIMILARITY) \
+                        and (pair := self._in_time_order(row, verdict.memory_id, in_batch)):
+                    updates.append(pair)
             self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
             if pair is not None:
                 self._vectors.mark_superseded(row.namespace, *pair)
         return updates
+
+    def _in_time_order(self, row: MemoryRow, other_id: str, in_batch: dict[str, MemoryRow]) -> tuple[str, str] | None:
+        """(older id, newer id) for an imported record and the memory it updates; a record older than that memory
+        (a late arrival) is itself the superseded one. None when the memory is gone."""
+        other = in_batch.get(other_id) or next(iter(self._rows.get_many([other_id], (row.namespace,))), None)
+        if other is None:
+            return None
+        return (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
 
     @staticmethod
     def _imported_update(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate]) -> str | None:
