@@ -5,16 +5,23 @@ from pathlib import Path
 
 import pytest
 
-HELDOUT = Path(__file__).parent / "data" / "heldout"
+DATA = Path(__file__).parent / "data"
+# v1 (heldout/) was scored once at the end of the first learned-judgement round; v2 (heldout_2/) was written for
+# the models retrained after that, frozen before their tuning began.
 FROZEN = {
-    "save_requests_test.jsonl": "e0a9b52ff7acf03cc80df43ccbacc19a8af39800c263c4c4b0031ca97dd82b9a",
-    "relation_pairs_test.jsonl": "dea6460ee46ac7f753e13d0ec7fc71bdd1f45aa6437661a30c60fdcb77b8f811",
-    "entities_test.jsonl": "9ea2036e14a2749a8bfb7730dfe48a2ad0d948696c2bc6ffefa878069207f27e",
-    "timelines_test.jsonl": "b1ed0e5c5bc98c54a8bc6d0b46ee06a77a6bb2c4ddbdfe1d3f6d4993d470f9ec",
+    "heldout/save_requests_test.jsonl": "e0a9b52ff7acf03cc80df43ccbacc19a8af39800c263c4c4b0031ca97dd82b9a",
+    "heldout/relation_pairs_test.jsonl": "dea6460ee46ac7f753e13d0ec7fc71bdd1f45aa6437661a30c60fdcb77b8f811",
+    "heldout/entities_test.jsonl": "9ea2036e14a2749a8bfb7730dfe48a2ad0d948696c2bc6ffefa878069207f27e",
+    "heldout/timelines_test.jsonl": "b1ed0e5c5bc98c54a8bc6d0b46ee06a77a6bb2c4ddbdfe1d3f6d4993d470f9ec",
+    "heldout_2/save_requests_test_2.jsonl": "2bafa41e851c6c90ca10958bef624a4721ef9a7738920704ed1707f75fd0405d",
+    "heldout_2/relation_pairs_test_2.jsonl": "8874d08f1f9a6a303c5f609486f96d8bf6c8f27355c6528ab56a093cb628ee19",
+    "heldout_2/entities_test_2.jsonl": "c577d4c63c4631b4e1120150543f8f5fe26c1bf844a11f5209c02f68d1d689b5",
+    "heldout_2/timelines_test_2.jsonl": "bb7f22ef7287d7662c39d49bd7ff396db1a978a996691322b5e99770843a4a26",
 }
 
 
 @pytest.mark.parametrize("name, sha256", sorted(FROZEN.items()))
 def test_heldout_split_is_unchanged(name, sha256):
-    assert hashlib.sha256((HELDOUT / name).read_bytes()).hexdigest() == sha256, f"{name} was edited after freezing"
-    assert f"{sha256}  {name}" in (HELDOUT / "README.md").read_text()
+    path = DATA / name
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == sha256, f"{name} was edited after freezing"
+    assert f"{sha256}  {path.name}" in (path.parent / "README.md").read_text()
