@@ -12,7 +12,7 @@ from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.core.errors import InvalidArgument
 from memory_daemon.graph.service import FactInput, GraphService
 from memory_daemon.memory.service import MemoryService, NewMemory
-from memory_daemon.context.preflight import ContextCompiler, ContextLine, estimate_tokens, pack
+from memory_daemon.context.preflight import MIN_BUDGET, ContextCompiler, ContextLine, estimate_tokens, pack
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
 from memory_daemon.context.unified_search import unified_search
 
@@ -31,7 +31,8 @@ def compiler(tmp_path_factory):
     graph.upsert_fact(NS, FactInput("auth_service", "token_format", "JWT_HS256", valid_from="2026-01-01T00:00:00Z",
                                     create_entities=True))
     graph.upsert_fact(NS, FactInput("auth_service", "token_format", "PASETO v4", valid_from="2026-06-01T00:00:00Z"))
-    notes = lambda ns, session: [ContextLine(1, "note", "mem_wm1", "- we are rotating auth_service keys today [MEM:mem_wm1]", 1.0)]  # noqa: E731
+    rotating = memories.save(NS, NewMemory("we are rotating auth_service keys today")).memory
+    notes = lambda ns, session: [_note(rotating.id, rotating.content, 1.0), _note(old.id, old.content, 0.9)]  # noqa: E731
     decisions = DecisionLog(DecisionRepository(database))
     logged = decisions.log_decision(NS, NewDecision(type="architecture", question="How should auth_service sign tokens?",
                                                     chosen="PASETO v4", options=("JWT_HS256", "PASETO v4"),
@@ -40,6 +41,10 @@ def compiler(tmp_path_factory):
     search = unified_search(memories, database, lambda texts: None, RetrievalSettings(), graph)
     yield ContextCompiler(memories, graph, search, notes, decisions), old.id
     database.close()
+
+
+def _note(memory_id: str, text: str, relevance: float) -> ContextLine:
+    return ContextLine(1, "note", memory_id, f"- {text} [MEM:{memory_id}]", relevance)
 
 
 def test_three_tiers_with_citations(compiler):
@@ -61,6 +66,17 @@ def test_never_over_budget_and_never_stale(compiler, budget, task):
     assert compiled.tokens_used == estimate_tokens(compiled.markdown) <= budget
     assert "token_format JWT_HS256" not in compiled.markdown  # the superseded fact
     assert "with JWT_HS256" not in compiled.markdown and compiler[1] not in compiled.markdown  # the superseded memory
+
+
+def test_a_session_note_whose_memory_was_superseded_is_left_out(compiler):
+    compiled = compiler[0].compile(NS, "change how auth_service signs tokens", "s1", 2000)
+    notes = [line.id for line in compiled.lines if line.kind == "note"]
+    assert len(notes) == 1 and compiler[1] not in notes
+
+
+def test_a_long_task_still_fits_the_smallest_budget(compiler):
+    compiled = compiler[0].compile(NS, "change how auth_service signs tokens " * 100, "s1", MIN_BUDGET)
+    assert compiled.tokens_used <= MIN_BUDGET and compiled.markdown.startswith("# Context for: change how")
 
 
 def test_packing_prefers_utility_density():

@@ -62,9 +62,14 @@ class CompiledContext:
     left_out: tuple[str, ...]
 
 
-def _clip(text: str) -> str:
+def _clip(text: str, limit: int = MAX_LINE_CHARS) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def task_heading(task: str, budget: int) -> str:
+    """The heading that names the task, clipped so that the task in it takes at most half the budget."""
+    return HEADER.format(task=_clip(task, min(MAX_LINE_CHARS, 2 * budget)))
 
 
 def pack(lines: Sequence[ContextLine], budget: int) -> tuple[list[ContextLine], list[ContextLine]]:
@@ -81,8 +86,8 @@ def pack(lines: Sequence[ContextLine], budget: int) -> tuple[list[ContextLine], 
     return chosen, left
 
 
-def render(task: str, lines: Sequence[ContextLine]) -> str:
-    parts = [HEADER.format(task=_clip(task))]
+def render(heading: str, lines: Sequence[ContextLine]) -> str:
+    parts = [heading]
     for tier in (1, 2, 3):
         tier_lines = sorted((l for l in lines if l.tier == tier), key=lambda l: -l.relevance)
         if tier_lines:
@@ -116,7 +121,7 @@ class ContextCompiler:
             raise InvalidArgument(f"max_tokens must be between {MIN_BUDGET} and {MAX_BUDGET}, got {budget}")
         candidates: list[ContextLine] = []
         if session_id and self._working_memory is not None:
-            candidates += self._working_memory(namespace, session_id)
+            candidates += self._current_working_memory(namespace, session_id)
         candidates += self._searched_lines(namespace, task, episode_kinds)
         candidates += self._fact_lines(namespace, task)
         if session_id and self._decisions is not None:
@@ -124,10 +129,16 @@ class ContextCompiler:
             if summary:
                 candidates.append(ContextLine(3, "summary", session_id, f"- {_clip(summary)} [SESSION:{session_id}]", 0.5))
         unique = list({(c.kind, c.id): c for c in candidates}.values())
-        header = estimate_tokens(HEADER.format(task=_clip(task)))
-        chosen, left = pack(unique, budget - header)
-        markdown = render(task, chosen)
+        heading = task_heading(task, budget)
+        chosen, left = pack(unique, budget - estimate_tokens(heading))
+        markdown = render(heading, chosen)
         return CompiledContext(markdown, tuple(chosen), estimate_tokens(markdown), budget, tuple(l.id for l in left))
+
+    def _current_working_memory(self, namespace: str, session_id: str) -> list[ContextLine]:
+        """Tier 1 without the notes whose memory was superseded or archived after it was saved in the session."""
+        lines = self._working_memory(namespace, session_id)
+        current = self._memories.current_ids(namespace, [l.id for l in lines if l.kind == "note"])
+        return [l for l in lines if l.kind != "note" or l.id in current]
 
     def _searched_lines(self, namespace: str, task: str, episode_kinds: Sequence[str]) -> list[ContextLine]:
         """Memories, episodes and decisions from one search: only current memories, only on-topic hits, each as

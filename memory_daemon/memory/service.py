@@ -426,6 +426,11 @@ class MemoryService:
             raise NotFound(f"no memory with id {', '.join(missing)} in namespace {namespace!r}")
         return [found[i] for i in wanted]
 
+    def current_ids(self, namespace: str, ids: Iterable[str]) -> set[str]:
+        """Those of the ids whose memory is stored and still current: neither superseded nor archived."""
+        return {row.id for row in self._repository.get_many(list(dict.fromkeys(ids)), visible_namespaces(namespace))
+                if row.superseded_by is None and row.archived_at is None}
+
     def touch(self, namespace: str, memory_id: str, boost_strength: bool) -> MemoryRow:
         if not memory_id.strip():
             raise InvalidArgument("id must not be empty")
