@@ -127,16 +127,19 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     _add_client_options(preflight)
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
-    evaluate.add_argument("suite", choices=["activation", "intent", "relations", "retrieval", "kinds", "locomo"])
+    evaluate.add_argument("suite", choices=["activation", "intent", "relations", "retrieval", "timelines", "kinds", "locomo"])
     evaluate.add_argument("path", nargs="?", help="locomo: LoCoMo's locomo10.json, or a directory of its "
-                                                  "per-conversation files (not shipped: non-commercial licence)")
-    evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file); "
-                                         "default under tests/data/")
+                                                  "per-conversation files (not shipped: non-commercial licence); "
+                                                  "timelines: a timeline JSONL file")
+    evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file; "
+                                         "relations, timelines: JSONL files, comma-separated); default under tests/data/")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
     evaluate.add_argument("--conversations", metavar="RANGE",
                           help="locomo: 1-based positions to run, e.g. 1-7 or 1,3,5-6 (default all)")
     only = evaluate.add_mutually_exclusive_group()
     only.add_argument("--cortexd-only", action="store_true", help="locomo: skip the BM25, dense and RRF baselines")
+    evaluate.add_argument("--signal", action="append", default=[], choices=["lexical", "dense", "graph", "temporal"],
+                          help="locomo: also search with this signal alone (a row each; repeatable)")
     only.add_argument("--baselines-only", action="store_true", help="locomo: skip cortexd (no daemon is started)")
 
     bench = verbs.add_parser("bench", help="measure speed and memory; prints a table")
@@ -217,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
             from memory_daemon.evals.retrieval import evaluate_retrieval
 
             return evaluate_retrieval(Path(args.data) if args.data else None, args.json)
+        if args.suite == "timelines":
+            from memory_daemon.evals.timelines import evaluate_timelines
+
+            paths = [Path(p) for p in ([args.path] if args.path else []) + (args.data.split(",") if args.data else [])]
+            return evaluate_timelines(paths or None, args.json)
         if args.suite == "locomo":
             from memory_daemon.evals.locomo import evaluate_locomo
             from memory_daemon.evals.locomo_data import parse_positions
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             positions = parse_positions(args.conversations) if args.conversations else None
             return evaluate_locomo(Path(args.path or args.data), positions, cortexd=not args.baselines_only,
-                                   baselines=not args.cortexd_only, as_json=args.json)
+                                   baselines=not args.cortexd_only, as_json=args.json, signals=tuple(args.signal))
         if args.suite == "kinds":
             from memory_daemon.evals.kinds import evaluate_kinds
 

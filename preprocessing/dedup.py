@@ -41,6 +41,9 @@ class DedupVerdict:
     reasons: tuple[str, ...]
     relation: str = ""  # the relation model's label for the matched memory; "" when the rules decided
     degraded: str = ""  # why the decision fell back (the relation model failed), "" when it did not
+    # Other memories the relation model reads, as surely, as wholly updated by the same text: earlier versions of
+    # one statement ("search runs Elasticsearch 7.10", said twice) are all replaced by the new value.
+    also_updates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -182,10 +185,11 @@ def contradicts(text: str, other: str) -> bool:
     return bool(_conflicts(old, new, _align(old, new))[0])
 
 
-def numbers_differ(text: str, other: str) -> bool:
-    """Both texts state numbers (versions, times, amounts, in any spelling: "2am" is "02:00") and not the same ones."""
-    first, second = _analyse(text).numbers, _analyse(other).numbers
-    return bool(first) and bool(second) and first != second
+def states_a_new_number(text: str, other: str) -> bool:
+    """The text writes in digits a number (a version, time or amount: "2am" is "02:00") that the other text does not
+    hold in any spelling: "3.10" after "3.9". A number written in words, or one the text leaves out, is not a new one."""
+    written = {w.key for w in _analyse(text).content if w.kind == "number" and (w.surface[0].isdigit() or w.surface[0] == "$")}
+    return bool(written - _analyse(other).numbers)
 
 
 def names_other_instance(text: str, other: str) -> bool:

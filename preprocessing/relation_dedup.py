@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from preprocessing.dedup import (
-    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, numbers_differ, same_words,
+    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, same_words, states_a_new_number,
 )
 
 from preprocessing.relation_model import Relation
@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the model (and onnxruntime) is loaded by whoever builds the
 CANDIDATE_FLOOR = 0.30
 MAX_PAIRS = 8  # pairs per new text in one model call: a pair costs about 4.5 ms of CPU
 UPDATES = ("UPDATE", "PARTIAL_UPDATE")
+SURE_UPDATE = 0.9  # the confidence at which an UPDATE retires a memory that was not the best match (and an import's)
 # Pairs read recently: a host analyses a message and then saves it, and the save meets the same neighbours.
 REMEMBERED_PAIRS = 2048
 PAIR_KEY_CHARS = 1000
@@ -31,7 +32,7 @@ PAIR_KEY_CHARS = 1000
 @dataclass(frozen=True)
 class JudgedPair:
     """One candidate memory and what the new text is to it: the model's reading, or the number rules' when the model
-    read a pair whose numbers differ as a duplicate (`overruled` says so)."""
+    read a pair whose numbers differ as a duplicate or an unsure update (`overruled` says so)."""
 
     candidate: DedupCandidate
     relation: Relation
@@ -75,17 +76,20 @@ class RelationJudge:
         return [self._checked(JudgedPair(c, known[pair]), new_text) for c, pair in zip(close, pairs, strict=True)]
 
     def _checked(self, pair: JudgedPair, new_text: str) -> JudgedPair:
-        """A merge must not lose a value: the model reads "runs on Python 3.9" and "… 3.10" as one statement (it
-        barely sees digits), so a DUPLICATE whose numbers differ goes to the rules, which compare numbers, versions
-        and times in any spelling (an UPDATE_CANDIDATE there, or keep both)."""
+        """A merge must not lose a value: the model can read "runs on Python 3.9" and "… 3.10" as one statement (it
+        sees digits poorly), so a DUPLICATE, or an UPDATE it is not sure of, whose new text writes a number in digits
+        that the memory does not hold goes to the rules, which compare numbers, versions and times (an
+        UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same numbers in words ("forty thousand",
+        "half past nine") stays the model's."""
         relation = pair.relation
-        if relation.label != "DUPLICATE" or not numbers_differ(new_text, pair.candidate.text):
+        unsure_update = relation.label == "UPDATE" and relation.confidence < SURE_UPDATE
+        if not (relation.label == "DUPLICATE" or unsure_update) or not states_a_new_number(new_text, pair.candidate.text):
             return pair
         verdict = self._rules.compare(new_text, pair.candidate)
         label = _RULE_RELATIONS[verdict.action]
         return JudgedPair(pair.candidate, Relation(label, relation.probabilities.get(label, 0.0) if label != "UPDATE"
                                                    else 1.0, relation.probabilities),
-                          f"numbers differ; the rules read it as {verdict.action.value}")
+                          f"{relation.label} overruled, numbers differ; the rules read it as {verdict.action.value}")
 
     def check(self, new_text: str, candidates: Sequence[DedupCandidate]) -> DedupVerdict:
         if not candidates:
@@ -111,7 +115,10 @@ def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
     updates = [p for p in judged if p.relation.label in UPDATES]
     if updates:
         best = max(updates, key=lambda p: sum(p.relation.probabilities[label] for label in UPDATES))
-        return _verdict(DedupAction.UPDATE_CANDIDATE, best)
+        verdict = _verdict(DedupAction.UPDATE_CANDIDATE, best)
+        if best.relation.label != "UPDATE":
+            return verdict
+        return replace(verdict, also_updates=tuple(p.candidate.memory_id for p in sure_updates(judged) if p is not best))
     if not judged:
         return DedupVerdict(DedupAction.NEW, None, closest, (f"no memory within cosine {CANDIDATE_FLOOR:.2f}",))
     best = max(judged, key=lambda p: p.candidate.similarity)
@@ -119,9 +126,16 @@ def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
                         (f"closest memory is {best.relation.label} ({best.relation.confidence:.2f})",))
 
 
+def sure_updates(judged: Sequence[JudgedPair]) -> list[JudgedPair]:
+    """The pairs the model itself reads as whole updates at SURE_UPDATE or more, most confident first."""
+    sure = [p for p in judged if p.relation.label == "UPDATE" and not p.overruled
+            and p.relation.confidence >= SURE_UPDATE]
+    return sorted(sure, key=lambda p: -p.relation.confidence)
+
+
 def _verdict(action: DedupAction, pair: JudgedPair) -> DedupVerdict:
     relation = pair.relation
     said = f"relation model: {relation.label} ({relation.confidence:.2f})" if not pair.overruled else \
-        f"relation model: DUPLICATE overruled, {pair.overruled}"
+        f"relation model: {pair.overruled}"
     return DedupVerdict(action, pair.candidate.memory_id, pair.candidate.similarity,
                         (said, f"cosine {pair.candidate.similarity:.2f}"), relation.label)

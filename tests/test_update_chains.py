@@ -94,8 +94,6 @@ def test_a_pronoun_update_that_names_people_updates_the_session_memory(daemon):
 
 # --- ranking when a link is missing -----------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="known relation-model error: it reads 'The office kitchen got a new coffee "
-                   "machine.' as an UPDATE (0.99) of the reversal, which is then superseded (issue 15 closing note)")
 def test_a_reversal_answers_before_the_states_it_reverses_even_unlinked(daemon):
     """The rule and its reversal share few words with what they change; whether or not the relation model links
     them, the reversal, which says an earlier state is back, answers first."""
@@ -125,8 +123,6 @@ def test_a_version_repeated_before_its_update_is_outdated_too(daemon):
     assert hits[0] == "move" and hits.index("old") > 0
 
 
-@pytest.mark.xfail(strict=True, reason="known relation-model error: it reads \"Chen's deputy on call is Priya.\" as an "
-                   "UPDATE (1.00) of 'The on-call lead is now Chen', which is then superseded (issue 15 closing note)")
 def test_a_chain_with_a_missed_link_still_answers_with_its_end(daemon):
     """"Ben is the on-call lead" may not be linked to "the on-call lead is Marta" (no change marker); the chain still
     answers with its end, and the deputy, another attribute, stays current."""

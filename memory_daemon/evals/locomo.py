@@ -63,11 +63,14 @@ def stored_memories(client) -> tuple[int, int]:
         offset = page.next_offset
 
 
-def run_cortexd(conversations: list[Conversation]) -> tuple[RetrieverRun, list[dict]]:
-    """Each conversation imported into its own namespace of one temporary daemon, then its questions searched."""
+def run_cortexd(conversations: list[Conversation], signals: tuple[str, ...] = ()) -> tuple[dict[str, RetrieverRun],
+                                                                                      list[dict]]:
+    """Each conversation imported into its own namespace of one temporary daemon, then its questions searched with
+    every signal fused, and with each of `signals` alone (a row each)."""
     from memory_daemon.client.launcher import temporary_daemon
 
-    run, imports = RetrieverRun(), []
+    runs = {CORTEXD: RetrieverRun(), **{f"{CORTEXD} --signal {signal}": RetrieverRun() for signal in signals}}
+    imports = []
     with temporary_daemon() as daemon:
         daemon.wait_serving()
         for conversation in conversations:
@@ -79,12 +82,13 @@ def run_cortexd(conversations: list[Conversation]) -> tuple[RetrieverRun, list[d
                 imports.append({"conversation": conversation.name, "turns": len(conversation.turns), "stored": stored,
                                 "superseded": superseded, "import_seconds": seconds, "errors": list(reply.errors)[:5]})
 
-                def ranked_ids(query: str) -> list[str]:
-                    hits = client.search_memory(query=query, limit=SEARCH_LIMIT).hits
-                    return [hit.memory.external_id or hit.memory.id for hit in hits]
+                for signal, run in zip(("", *signals), runs.values(), strict=True):
+                    def ranked_ids(query: str, chosen=[signal] if signal else []) -> list[str]:
+                        hits = client.search_memory(query=query, limit=SEARCH_LIMIT, signals=chosen).hits
+                        return [hit.memory.external_id or hit.memory.id for hit in hits]
 
-                run.search(conversation, ranked_ids)
-    return run, imports
+                    run.search(conversation, ranked_ids)
+    return runs, imports
 
 
 def run_baselines(conversations: list[Conversation]) -> dict[str, RetrieverRun]:
@@ -152,15 +156,15 @@ def render_markdown(report: dict) -> str:
 
 
 def evaluate_locomo(path: Path, positions: list[int] | None = None, cortexd: bool = True, baselines: bool = True,
-                    as_json: bool = False) -> int:
+                    as_json: bool = False, signals: tuple[str, ...] = ()) -> int:
     """Load the chosen conversations, run the chosen retrievers, print the tables (or JSON)."""
     started = time.perf_counter()
     conversations, labels = load_conversations(path, positions)
     retrievers: dict[str, dict] = {}
     imports: list[dict] = []
     if cortexd:
-        run, imports = run_cortexd(conversations)
-        retrievers[CORTEXD] = run.summary()
+        runs, imports = run_cortexd(conversations, signals)
+        retrievers.update({name: run.summary() for name, run in runs.items()})
     if baselines:
         retrievers.update({name: run.summary() for name, run in run_baselines(conversations).items()})
     by_category = Counter(CATEGORIES[q.category] for c in conversations for q in c.questions)

@@ -15,6 +15,7 @@ from preprocessing.relation_model import RELATIONS
 REPO = Path(__file__).resolve().parents[2]
 VALIDATION = REPO / "models" / "relation" / "data" / "val.jsonl"
 HELD_OUT = REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jsonl"
+HELD_OUT_2 = REPO / "tests" / "data" / "heldout_2" / "relation_pairs_test_2.jsonl"  # frozen before this round
 UPDATES = ("UPDATE", "PARTIAL_UPDATE")
 # Targets of the issue that brought the model, on the independently written held-out set.
 TARGETS = {
@@ -117,7 +118,8 @@ def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -
     from preprocessing.relation_dedup import RelationJudge
     from preprocessing.relation_model import RelationModel
 
-    named = [(p.stem, p) for p in paths] if paths else [("validation", VALIDATION), ("held-out test", HELD_OUT)]
+    named = [(p.stem, p) for p in paths] if paths else [("validation", VALIDATION), ("held-out v1", HELD_OUT),
+                                                        ("held-out v2", HELD_OUT_2)]
     judge, rules, encoder = RelationJudge(RelationModel.load(threads=2)), DeduplicationChecker(), \
         SentenceEncoder.from_registry()
     try:

@@ -224,7 +224,7 @@ def timeline_records(timelines: Iterable[dict], seed: int = SHUFFLE_SEED) -> lis
             memories.reverse()
         for memory in memories:
             records.append({
-                "id": memory["id"], "text": memory["text"], "timestamp": memory["timestamp"], "speaker": "user",
+                "id": memory["id"], "text": memory["text"], "timestamp": memory["timestamp"],
                 "session": memory.get("session") or f"{t['id']}-{memory['timestamp'][:10]}", "namespace": t["namespace"],
             })
     return records

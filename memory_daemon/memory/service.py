@@ -33,7 +33,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
 from preprocessing.entities import entity_key
-from preprocessing.relation_dedup import RelationJudge
+from preprocessing.relation_dedup import SURE_UPDATE, RelationJudge
 from preprocessing.bounds import DEDUP_CHARS, text_prefix
 from preprocessing.terms import salient_keys
 
@@ -49,7 +49,6 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 # it restates: dedup's floor for a stated update of a shared subject.
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
-IMPORT_UPDATE_CONFIDENCE = 0.9  # the relation model's confidence an imported record needs to replace another
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 32
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
@@ -274,7 +273,7 @@ class MemoryService:
         judged = verdict is not None and bool(verdict.relation)  # the relation model read the neighbours
         if verdict is not None and verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id \
                 and verdict.relation != "PARTIAL_UPDATE":
-            replaced.append(verdict.memory_id)
+            replaced += [verdict.memory_id, *verdict.also_updates]
         replaced += [f.source for f in ended_facts if f.source.startswith("mem_") and f.source != row.id]
         if implicit is not None and not replaced:
             replaced.append(implicit.id)
@@ -513,12 +512,13 @@ class MemoryService:
         """Store records in batches; each bad record is reported by id and skipped, the rest go in."""
         outcome = ImportOutcome()
         batch: list[ImportItem] = []
+        last_turns: dict[tuple[str, str], str] = {}  # (namespace, session) -> the text of its latest turn so far
         for item in items:
             batch.append(item)
             if len(batch) >= IMPORT_BATCH:
-                self._import_batch(batch, outcome)
+                self._import_batch(batch, outcome, last_turns)
                 batch = []
-        self._import_batch(batch, outcome)
+        self._import_batch(batch, outcome, last_turns)
         return outcome
 
     def count(self) -> int:
@@ -534,7 +534,8 @@ class MemoryService:
     def recent(self, namespace: str, limit: int) -> list[MemoryRow]:
         return self._repository.recent(visible_namespaces(namespace), limit)
 
-    def _import_batch(self, batch: list[ImportItem], outcome: ImportOutcome) -> None:
+    def _import_batch(self, batch: list[ImportItem], outcome: ImportOutcome,
+                      last_turns: dict[tuple[str, str], str]) -> None:
         rows: list[MemoryRow] = []
         turns: set[str] = set()  # records with a speaker: turns of a transcript
         seen: set[tuple[str, str]] = set()
@@ -566,6 +567,7 @@ class MemoryService:
             seen.add(key)
         # Records are applied in the order they happened, not the order they arrived, so updates find what they update.
         rows.sort(key=lambda r: r.created_at)
+        rows = [self._with_turn_before(row, last_turns) if row.id in turns else row for row in rows]
         embeddings = self._embeddings([row.content for row in rows])
         updates = self._index_and_find_updates(rows, embeddings, turns)
         self._repository.insert_many(rows, embeddings)
@@ -575,6 +577,20 @@ class MemoryService:
         for old_id, new_id in updates:
             self._rows.mark_superseded(old_id, new_id, now)
         outcome.imported += len(rows)
+
+    def _with_turn_before(self, row: MemoryRow, last_turns: dict[tuple[str, str], str]) -> MemoryRow:
+        """A turn of a transcript keeps the turn before it in its session as context: a reply ("yes, last week!") is
+        found by the words of what it answers. The lexical index reads the context; the embedding does not."""
+        key = (row.namespace, row.session_id)
+        before = last_turns.get(key)
+        if before is None and row.session_id:
+            earlier = self._repository.recent_in_session(row.namespace, row.session_id, 1)
+            before = earlier[0].content if earlier and earlier[0].created_at <= row.created_at else None
+        if row.session_id:
+            last_turns[key] = row.content
+        if not before or row.context:
+            return row
+        return replace(row, context=clipped_to_bytes(f"in reply to: {before}", self._limits.max_context_bytes))
 
     def _index_and_find_updates(self, rows: list[MemoryRow], embeddings,
                                 turns: set[str] = frozenset()) -> list[tuple[str, str]]:
@@ -591,29 +607,26 @@ class MemoryService:
         in_batch = {row.id: row for row in rows}
         updates: list[tuple[str, str]] = []
         for position, (row, vector) in enumerate(zip(rows, embeddings, strict=True)):
-            pair = None
             if row.id in turns:
                 # A turn of a transcript (a record with a speaker) is what was said, kept as history: the relation
                 # model reads statements of memory and takes chat turns on one topic for updates of each other.
                 self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
                 continue
+            pairs: list[tuple[str, str]] = []
             implicit = self._implicit_import_update(row, vector, rows[:position])
             if implicit is not None:
                 # As on save: what "it" was is kept as context, so the update is found by the old subject.
                 rows[position] = row = replace(row, context=row.context or self._implicit_context(implicit))
-                pair = (implicit.id, row.id)
-                updates.append(pair)
-            elif judge is not None:
+                pairs.append((implicit.id, row.id))
+            if judge is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
-                replaced = self._imported_update(judge, row, [DedupCandidate(m, text, s) for m, text, s in nearest])
-                if replaced is not None and (pair := self._in_time_order(row, replaced, in_batch)):
-                    updates.append(pair)
+                for replaced in self._imported_updates(judge, row, [DedupCandidate(m, t, s) for m, t, s in nearest]):
+                    if (later := self._in_time_order(row, replaced, in_batch)) and later not in pairs:
+                        pairs.append(later)
+            elif implicit is not None:  # without the relation model, the rules below answer only when it found nothing
+                pass
             elif announced := self._announced_updates(row, vector, in_batch):
-                updates += [(old.id, row.id) for old in announced[1:]]
-                pair = (announced[0].id, row.id)
-                updates.append(pair)
-                for old in announced[1:]:
-                    self._vectors.mark_superseded(row.namespace, old.id, row.id)
+                pairs += [(old.id, row.id) for old in announced]
             elif checker is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
                 verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
@@ -622,10 +635,11 @@ class MemoryService:
                 if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id and (
                         announces_change(row.content) or verdict.similarity >= IMPORT_UPDATE_SIMILARITY) \
                         and (pair := self._in_time_order(row, verdict.memory_id, in_batch)):
-                    updates.append(pair)
+                    pairs.append(pair)
             self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
-            if pair is not None:
+            for pair in pairs:
                 self._vectors.mark_superseded(row.namespace, *pair)
+            updates += pairs
         return updates
 
     def _in_time_order(self, row: MemoryRow, other_id: str, in_batch: dict[str, MemoryRow]) -> tuple[str, str] | None:
@@ -637,19 +651,19 @@ class MemoryService:
         return (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
 
     @staticmethod
-    def _imported_update(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate]) -> str | None:
-        """The memory an imported record replaces, when the relation model is sure it is a whole update: a log or a
-        conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
+    def _imported_updates(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate]) -> list[str]:
+        """The memories an imported record replaces, where the relation model is sure it is a whole update (every
+        earlier version of the statement): a log or a conversation holds many turns on one topic, and none of them
+        should retire another on a doubtful reading."""
         try:
             judged = judge.judge(row.content, candidates[:IMPORT_PAIRS])
         except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
-            return None
+            return []
         # A pair the number rules decided ("build 41 passed" after "build 40 passed") is an update only when it says
         # so or is a near-paraphrase: imported logs hold many look-alike lines that differ by a number.
-        judge_pairs = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= IMPORT_UPDATE_CONFIDENCE
-                       and (not p.overruled or announces_change(row.content)
-                            or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)]
-        return max(judge_pairs, key=lambda p: p.relation.confidence).candidate.memory_id if judge_pairs else None
+        sure = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= SURE_UPDATE
+                and (not p.overruled or announces_change(row.content) or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)]
+        return [p.candidate.memory_id for p in sorted(sure, key=lambda p: -p.relation.confidence)]
 
     def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
         """An imported record that announces a change without naming its subject ("we moved it to Thursdays"):

@@ -17,21 +17,15 @@ from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRow
 from memory_daemon.core.timefmt import utc_now
 from memory_daemon.retrieval.vectors import VectorIndex
-from preprocessing.dedup import (
-    UPDATE_MARGIN, DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, announces_return, contradicts,
-    shares_topic,
-)
 from preprocessing.terms import asks_about_the_past, salient_keys
 
 SIGNALS = ("lexical", "dense", "graph", "temporal")
-RETRIEVERS = ("lexical", "dense", "graph")  # temporal only re-ranks what these found
+# The signals that bring memories in: a memory must match the query's words or its meaning. The graph and temporal
+# signals only re-rank those (the graph brings memories in only when it is the one signal asked for).
+RETRIEVERS = ("lexical", "dense")
 FEEDBACK_HITS = 3
 MAX_KEY_MEMORIES = 100  # an entity more memories mention than this is a hub: it carries no activation
 STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for
-SAME_TOPIC_SIMILARITY = 0.65  # cosine between two hits above which they are versions of one statement
-# The lower cosine from which two hits are versions of one statement when more than the embedding says so (the newer
-# says an earlier state is back, or dedup reads it as an update of the older): dedup's floor for a stated update.
-STATED_UPDATE_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 MAX_SUCCESSION_STEPS = 16  # how far a chain of updates is followed to reach the current version
 
 
@@ -102,15 +96,6 @@ def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: floa
     return fused
 
 
-_DEDUP = DeduplicationChecker()
-
-
-def _updates(newer: MemoryRow, older: MemoryRow, similarity: float) -> bool:
-    """Dedup reads the newer memory as an update of the older one (same subject, another value)."""
-    return _DEDUP.compare(newer.content, DedupCandidate(older.id, older.content, similarity)).action \
-        == DedupAction.UPDATE_CANDIDATE
-
-
 def activated_entities(lexical: LexicalIndex, namespaces: Sequence[str], seeds: dict[str, float],
                        found: dict[str, dict[str, float]], hop_decay: float,
                        neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None) -> dict[str, float]:
@@ -140,6 +125,23 @@ def spread(lexical: LexicalIndex, namespaces: Sequence[str], activation: dict[st
     return scores
 
 
+def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], include_history: bool,
+                 looking_back: bool) -> dict[str, float]:
+    """Fused score per hit. A question about the past ("what did we use before X?") is answered by outdated memories:
+    they keep their score. Otherwise a superseded memory keeps STALE_FACTOR of it and, unless history is asked for,
+    is capped under the lowest current score: it comes after every current memory and still fills the places no
+    current memory matches."""
+    final = {m: score for m, score in fused.items() if m in rows}
+    if looking_back:
+        return final
+    current = [score for m, score in final.items() if not rows[m].superseded_by]
+    ceiling = min(current) * (1 - 1e-6) if current and not include_history else float("inf")
+    for memory_id, score in final.items():
+        if rows[memory_id].superseded_by:
+            final[memory_id] = min(score * STALE_FACTOR, ceiling)
+    return final
+
+
 class HybridRetriever:
     """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
 
@@ -154,6 +156,7 @@ class HybridRetriever:
         self._graph_neighbours = graph_neighbours  # entity key -> [(neighbour key, weight)] over active facts
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
+        """The hits in the order of their final score, which is the score each reports."""
         signals = query.signals or SIGNALS
         check_signals(signals)
         depth = max(self._settings.candidates, query.limit * 3)
@@ -164,116 +167,28 @@ class HybridRetriever:
             found["dense"] = self._dense(query, depth)
         if "graph" in signals:
             found["graph"] = self._graph(query, found, depth)
-        candidates = {m for scores in found.values() for m in scores}
+        retrievers = [s for s in RETRIEVERS if s in signals] or ["graph"]
+        candidates = {m for s in retrievers for m in found.get(s, {})}
         if query.entity_keys:
             mentioning = set().union(*self._lexical.memories_with_entities(query.namespaces, query.entity_keys).values())
             candidates &= mentioning
-            found = {s: {m: v for m, v in scores.items() if m in mentioning} for s, scores in found.items()}
-        if not candidates and signals != ("temporal",):
+        # A signal's score counts only for the memories the retrievers brought in.
+        found = {s: {m: v for m, v in scores.items() if m in candidates} for s, scores in found.items()}
+        if not candidates:
             return []
         rows = {r.id: r for r in self._rows(query, candidates, signals)}
-        current_of = self._pass_relevance_to_successors(query, found, rows, signals)
+        self._pass_relevance_to_successors(query, found, rows, signals)
+        # The rows now also hold the versions between a stale hit and its current one: only what matched is ranked.
+        matched = {m for scores in found.values() for m in scores if m in rows}
         if "temporal" in signals:
             now = utc_now()
-            found["temporal"] = {m: temporal_score(r, now, self._settings) for m, r in rows.items()}
+            found["temporal"] = {m: temporal_score(rows[m], now, self._settings) for m in matched}
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
         fused = fuse(eligible, self._settings.weights(), self._settings.rrf_k)
-        # A question about the past ("what did we use before X?") is answered by outdated memories: they keep
-        # their full score, and the newest version of a statement is not moved ahead of them.
-        looking_back = asks_about_the_past(query.text)
-        for memory_id, row in rows.items():
-            if row.superseded_by and memory_id in fused and not looking_back:
-                fused[memory_id] *= STALE_FACTOR
-        # A superseded memory never outranks a current one unless history is asked for; it still fills the
-        # places no current memory matches, so questions about the past keep their evidence.
-        history = query.include_history or looking_back
-        stale_last = (lambda m: rows[m].superseded_by is not None) if not history else (lambda m: False)
-        ranked = sorted(fused, key=lambda m: (stale_last(m), -fused[m], -rows[m].created_at.timestamp()))[: query.limit]
-        if not looking_back:
-            ranked = self._newest_first_within_topics(ranked, rows, query.include_history, current_of)
-        return [ScoredMemory(rows[m], fused[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
+        final = final_scores(fused, rows, query.include_history, asks_about_the_past(query.text))
+        ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
+        return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]
-
-    def _newest_first_within_topics(self, ranked: list[str], rows: dict[str, MemoryRow], include_history: bool,
-                                    current_of: dict[str, str]) -> list[str]:
-        """Among the hits, versions of one statement ("clusters run Kubernetes 1.28" and, later, "all clusters are
-        on 1.30") keep the places they earned, but the newest takes the best of them: an update that was never
-        marked as one still answers before what it replaced. Only returned hits move, so what is found stays the
-        same; superseded memories are left where they are.
-
-        Versions of one statement are hits at SAME_TOPIC_SIMILARITY that contradict each other (compatible facts
-        on one topic, "the office opens at 8:00" and "the office opens on Fridays too", keep their order), and, from
-        STATED_UPDATE_SIMILARITY:
-        - a newer hit that says an earlier state is back ("we are back to gofumpt", "fully remote again") and an
-          older current hit on its topic: a reversal often shares few words with what it reverses;
-        - an older hit and the current version of a superseded hit that repeats it, or that dedup reads as its
-          update: "billing runs on MySQL 5.7", said again just before "we'll move it to Postgres 16", or "my manager
-          is Peter Lang" before the chain "... is Mei Lin" -> "... is now Sofia Lindqvist", is outdated too."""
-        head = [m for m in ranked if include_history or not rows[m].superseded_by]
-        if len(head) < 2:
-            return ranked
-        in_head = set(head)
-        # A superseded hit stands for the current version it leads to, when that version is a hit as well.
-        stand_ins = {} if include_history else {
-            m: current for m in ranked if (current := current_of.get(m)) in in_head
-            and rows[current].namespace == rows[m].namespace}
-        nodes = head + list(stand_ins)
-        vectors: dict[str, np.ndarray] = {}
-        for namespace in {rows[m].namespace for m in nodes}:
-            vectors.update(self._vectors.vectors_of(namespace, [m for m in nodes if rows[m].namespace == namespace]))
-        nodes = [m for m in nodes if m in vectors]
-        if sum(m in in_head for m in nodes) < 2:
-            return ranked
-        matrix = np.stack([vectors[m] for m in nodes])
-        cosine = matrix @ matrix.T
-        position = {m: i for i, m in enumerate(nodes)}
-        group = list(range(len(nodes)))  # union-find over "same statement" pairs
-
-        def root(i: int) -> int:
-            while group[i] != i:
-                group[i] = group[group[i]]
-                i = group[i]
-            return i
-
-        returns = {m: announces_return(rows[m].content) for m in head}
-        for i in range(len(nodes)):
-            for j in range(i + 1, len(nodes)):
-                first, second = nodes[i], nodes[j]
-                if rows[first].namespace != rows[second].namespace or cosine[i, j] < STATED_UPDATE_SIMILARITY:
-                    continue
-                if first in in_head and second in in_head:
-                    if root(i) == root(j):
-                        continue
-                    if cosine[i, j] >= SAME_TOPIC_SIMILARITY and contradicts(rows[first].content, rows[second].content) \
-                            or self._returns_to(rows[first], rows[second], returns) \
-                            or self._returns_to(rows[second], rows[first], returns):
-                        group[root(j)] = root(i)
-                elif (first in stand_ins) != (second in stand_ins):
-                    stale, other = (first, second) if first in stand_ins else (second, first)
-                    current = stand_ins[stale]
-                    if current not in position or other == current \
-                            or rows[other].created_at >= rows[current].created_at:
-                        continue
-                    repeats = cosine[i, j] >= SAME_TOPIC_SIMILARITY and not contradicts(
-                        rows[other].content, rows[stale].content)
-                    if repeats or _updates(rows[current], rows[other], float(cosine[position[current], position[other]])):
-                        group[root(position[other])] = root(position[current])
-        members: dict[int, list[str]] = {}
-        for i, memory_id in enumerate(nodes):
-            if memory_id in in_head:
-                members.setdefault(root(i), []).append(memory_id)
-        placed = {}
-        for ids in members.values():
-            if len(ids) > 1:
-                newest_first = sorted(ids, key=lambda m: -rows[m].created_at.timestamp())
-                placed.update(zip(ids, newest_first))  # ids are in rank order: the best place goes to the newest
-        return [placed.get(m, m) for m in ranked]
-
-    @staticmethod
-    def _returns_to(newer: MemoryRow, older: MemoryRow, returns: dict[str, bool]) -> bool:
-        """The newer memory says an earlier state is back, and the older, current one shares its topic."""
-        return returns[newer.id] and newer.created_at > older.created_at and not older.superseded_by \
-            and shares_topic(newer.content, older.content)
 
     def _pass_relevance_to_successors(self, query: SearchQuery, found: dict[str, dict[str, float]],
                                       rows: dict[str, MemoryRow], signals: Sequence[str]) -> None:
@@ -281,10 +196,7 @@ class HybridRetriever:
 
         "We moved deploys to Thursdays" may share no word with "which day do we deploy?", while the memory it
         superseded ("Deploys are on Tuesdays") matches well: each signal's score for a superseded memory is
-        carried, at most, to the end of its chain of successors (added to `rows` when it passes the filters).
-
-        Returns each superseded memory's current version (the versions between them included), for the memories
-        whose chain could be followed to its end."""
+        carried, at most, to the end of its chain of successors (added to `rows` when it passes the filters)."""
         successor_of = {m: r.superseded_by for m, r in rows.items() if r.superseded_by}
         current_of: dict[str, str] = {}
         for stale_id in successor_of:
@@ -306,7 +218,6 @@ class HybridRetriever:
             for stale_id, current_id in current_of.items():
                 if stale_id in scores and scores[stale_id] > scores.get(current_id, float("-inf")):
                     scores[current_id] = scores[stale_id]
-        return current_of
 
     def _dense(self, query: SearchQuery, depth: int) -> dict[str, float]:
         vector = self._embed(query.text)

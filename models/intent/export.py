@@ -35,7 +35,9 @@ from onnx_export_common import (  # noqa: E402
     ORIGINAL_MODEL, SOURCE_PACKAGE, export_fp32, io_signature, make_log, opset, quantize, version,
 )
 from preprocessing.intent_model import MAX_TOKENS as MAX_LENGTH  # noqa: E402
-from preprocessing.intent_model import MODEL_FILE, REQUEST_HEADS, TOKENIZER_FILE, IntentModel, RequestHead  # noqa: E402
+from preprocessing.intent_model import (  # noqa: E402
+    MODEL_FILE, REQUEST_HEADS, TOKENIZER_FILE, IntentModel, RequestHead, request_heads_of,
+)
 from preprocessing.intent_rules import INTENTS  # noqa: E402
 from preprocessing.registry import MODELS_DIR_ENV  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
@@ -112,9 +114,14 @@ def run_parity(fp32_path: Path, int8_path: Path, tokenizer_path: Path, data_dir:
             f"{result[split]['int8']['accuracy']:.4f}, agreement {result[split]['int8_vs_fp32_agreement']:.4f}")
     result["requests_val"] = request_parity(models, load_requests(request_paths(data_dir)["requests_val"]))
     if baseline_dir:
-        baseline = IntentModel(baseline_dir / MODEL_FILE, baseline_dir / TOKENIZER_FILE, INTENTS, threads=1)
+        # The earlier model's request heads come from its manifest (none for a six-output model).
+        manifest = baseline_dir / "manifest.json"
+        heads = request_heads_of(json.loads(manifest.read_text(encoding="utf-8"))) if manifest.is_file() else {}
+        baseline = IntentModel(baseline_dir / MODEL_FILE, baseline_dir / TOKENIZER_FILE, INTENTS, threads=1,
+                               request_heads=heads)
         texts = [e.text for e in load_split(split_paths(data_dir)["test"], INTENTS)]
-        result["latency_vs_baseline"] = paired_latency(baseline.classify, models["int8"].classify_with_requests, texts)
+        result["latency_vs_baseline"] = paired_latency(
+            baseline.classify_with_requests if heads else baseline.classify, models["int8"].classify_with_requests, texts)
         log(f"latency vs {baseline_dir}: {result['latency_vs_baseline']}")
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers", "optimum", "onnx"))
     assert not leaked, f"runtime path imported build-only modules: {leaked}"

@@ -18,8 +18,12 @@ SOURCE = DATA / "requests_handwritten.jsonl"
 # Families written after the first training run to widen the forms seen in training; all go to requests_train, so
 # requests_val stays the same rows from run to run.
 ADDED = DATA / "requests_added.jsonl"
+# Families written in the second round (hard negatives first, after the held-out split was scored once): split by
+# family like the hand-written source, so validation, which sets the heads' thresholds, holds such negatives too.
+ADDED_SPLIT = DATA / "requests_added_2.jsonl"
 REQUEST_SPLITS = {"requests_train": DATA / "requests_train.jsonl", "requests_val": DATA / "requests_val.jsonl"}
-HELDOUT = HERE.parent.parent / "tests" / "data" / "heldout" / "save_requests_test.jsonl"
+HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout" / "save_requests_test.jsonl",
+           HERE.parent.parent / "tests" / "data" / "heldout_2" / "save_requests_test_2.jsonl")
 VAL_PERCENT = 22  # of families; 22 of 154 families hold 209 of 1,451 rows (14.4 %)
 HEADS = ("save_request", "recall_request")
 
@@ -93,10 +97,10 @@ def weak_request_labels(text: str, intent: str) -> tuple[int, int]:
     return save, recall
 
 
-def heldout_texts(path: Path = HELDOUT) -> set[str]:
-    """The normalised texts of the frozen held-out split; used only to drop them from training, never shown."""
-    return {normalised(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()}
+def heldout_texts(paths: tuple[Path, ...] = HELDOUT) -> set[str]:
+    """The normalised texts of the frozen held-out splits; used only to drop them from training, never shown."""
+    return {normalised(json.loads(line)["text"]) for path in paths
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
 def is_val_family(family: str) -> bool:
@@ -104,16 +108,21 @@ def is_val_family(family: str) -> bool:
     return int(hashlib.sha256(family.encode("utf-8")).hexdigest(), 16) % 100 < VAL_PERCENT
 
 
-def write_split(source: Path = SOURCE, added: Path = ADDED) -> dict[str, int]:
+def write_split(source: Path = SOURCE, added: Path = ADDED, added_split: Path = ADDED_SPLIT) -> dict[str, int]:
     """Write requests_train.jsonl and requests_val.jsonl, whole families each, in the source's line order; then
-    every line of `added` (if present) to requests_train."""
-    lines = [line for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+    every line of `added` (if present) to requests_train; then `added_split`'s lines (if present), by family."""
     parts: dict[str, list[str]] = {"requests_train": [], "requests_val": []}
-    for line in lines:
-        family = json.loads(line)["family"]
-        parts["requests_val" if is_val_family(family) else "requests_train"].append(line)
+
+    def split_by_family(path: Path) -> None:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                parts["requests_val" if is_val_family(json.loads(line)["family"]) else "requests_train"].append(line)
+
+    split_by_family(source)
     if added.is_file():
         parts["requests_train"] += [line for line in added.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if added_split.is_file():
+        split_by_family(added_split)
     for name, part in parts.items():
         REQUEST_SPLITS[name].write_text("".join(f"{line}\n" for line in part), encoding="utf-8")
     return {name: len(part) for name, part in parts.items()}

@@ -48,7 +48,7 @@ from scoring import dedup_view, load_pairs, snapshot, split_paths  # noqa: E402
 
 DEFAULT_WORK_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "cortexd-relation-work"
 RUNS_LOG = HERE / "runs.jsonl"
-SOURCES = ("handwritten", "dedup_pairs", "timelines", "handwritten2", "generated")
+SOURCES = ("handwritten", "dedup_pairs", "timelines", "handwritten2", "generated", "handwritten3")
 # Same-subject COMPATIBLE pairs from generator families held out of train (data/generate.py): how often a run says
 # UPDATE on them is logged as a development check; selection stays on val macro-F1 alone.
 DEV_CHECK = "val_compatible.jsonl"
@@ -76,6 +76,7 @@ class Batches:
         self.pairs = [(e.existing, e.new) for e in examples]
         self.labels = np.array([RELATIONS.index(e.label) for e in examples], dtype=np.int64)
         self.batch_size = batch_size
+        self.teacher = None  # (n, labels) probabilities from a teacher model, when distilling
 
     def __len__(self) -> int:
         return (len(self.pairs) + self.batch_size - 1) // self.batch_size
@@ -91,7 +92,8 @@ class Batches:
                 "attention_mask": torch.tensor([e.attention_mask for e in encodings], dtype=torch.long),
                 "token_type_ids": torch.tensor([e.type_ids for e in encodings], dtype=torch.long),
             }
-            yield feeds, torch.from_numpy(self.labels[rows])
+            teacher = torch.from_numpy(self.teacher[rows]) if self.teacher is not None else None
+            yield feeds, torch.from_numpy(self.labels[rows]), teacher
 
 
 def predict(model, batches: Batches) -> list[str]:
@@ -100,7 +102,7 @@ def predict(model, batches: Batches) -> list[str]:
     model.eval()
     predicted = []
     with torch.no_grad():
-        for feeds, _ in batches.iterate(list(range(len(batches.pairs)))):
+        for feeds, *_ in batches.iterate(list(range(len(batches.pairs)))):
             predicted += [RELATIONS[i] for i in model(**feeds).logits.argmax(-1).tolist()]
     return predicted
 
@@ -113,6 +115,38 @@ def class_weights(examples, mode: str) -> list[float]:
     power = 0.5 if mode == "sqrt" else 1.0
     raw = [(len(examples) / counts[label]) ** power for label in RELATIONS]
     return [round(w * len(raw) / sum(raw), 4) for w in raw]
+
+
+def teacher_probabilities(teacher_dir: Path, pairs, labels) -> "np.ndarray":
+    """The teacher's probabilities for each training pair, where it agrees with the gold label (a zero row where it
+    does not: that pair is learned from its label alone)."""
+    import numpy as np
+
+    from preprocessing.relation_model import RelationModel
+
+    teacher = RelationModel(teacher_dir / export.MODEL_FILE, teacher_dir / export.TOKENIZER_FILE, RELATIONS, threads=1)
+    rows = [teacher.probabilities(pairs[start:start + 32]) for start in range(0, len(pairs), 32)]
+    probabilities = np.concatenate(rows).astype(np.float32)
+    agrees = probabilities.argmax(1) == labels
+    log(f"teacher {teacher_dir}: agrees with the gold label on {agrees.mean():.3f} of {len(pairs)} train pairs")
+    return probabilities * agrees[:, None]
+
+
+def distillation_loss(logits, labels, teacher, hard_loss, weight: float, temperature: float):
+    """The label's cross-entropy, blended where the teacher agrees with the label with the KL divergence from the
+    teacher's tempered probabilities (scaled by T² so its gradients keep their size)."""
+    import torch
+
+    hard = hard_loss(logits, labels)
+    if teacher is None or weight == 0:
+        return hard.mean()
+    known = teacher.sum(-1) > 0
+    tempered = teacher.clamp_min(1e-8) ** (1.0 / temperature)
+    tempered = tempered / tempered.sum(-1, keepdim=True)
+    soft = torch.nn.functional.kl_div(torch.log_softmax(logits / temperature, -1), tempered,
+                                      reduction="none").sum(-1) * temperature ** 2
+    blended = torch.where(known, (1 - weight) * hard + weight * soft, hard)
+    return blended.mean()
 
 
 def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, splits: dict) -> dict:
@@ -132,6 +166,8 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
         **({"num_hidden_layers": args.layers} if args.layers else {}),
     )
     train = Batches(tokenizer_path, splits["train"], args.batch_size)
+    if args.teacher:
+        train.teacher = teacher_probabilities(Path(args.teacher), train.pairs, train.labels)
     val = Batches(tokenizer_path, splits["val"], 64)
     gold_val = [e.label for e in splits["val"]]
     dev_check = Batches(tokenizer_path, splits["val_compatible"], 64) if splits.get("val_compatible") else None
@@ -150,7 +186,7 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
     rng = np.random.default_rng(args.seed)
     weights = class_weights(splits["train"], args.class_weights)
     loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32),
-                                        label_smoothing=args.label_smoothing)
+                                        label_smoothing=args.label_smoothing, reduction="none")
 
     history, best, best_state = [], None, None
     started = time.perf_counter()
@@ -158,8 +194,9 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
         model.train()
         t0 = time.perf_counter()
         losses = []
-        for feeds, labels in train.iterate(rng.permutation(len(train.pairs)).tolist()):
-            loss = loss_fn(model(**feeds).logits, labels)
+        for feeds, labels, teacher in train.iterate(rng.permutation(len(train.pairs)).tolist()):
+            loss = distillation_loss(model(**feeds).logits, labels, teacher, loss_fn, args.distill_weight,
+                                     args.temperature)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
             optimizer.step()
@@ -215,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="weight the loss by inverse (square-root) label frequency in train")
     p.add_argument("--layers", type=int, default=0,
                    help="keep only the bottom N of MiniLM's 6 transformer layers (faster; default: all)")
+    p.add_argument("--teacher", help="a relation model dir (model_int8.onnx, tokenizer.json) to distil from, e.g. "
+                   "models/relation: its probabilities join the labels where it agrees with them")
+    p.add_argument("--distill-weight", type=float, default=0.7, help="share of the teacher's term (with --teacher)")
+    p.add_argument("--temperature", type=float, default=2.0, help="softening of the teacher's probabilities")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--threads", type=int, default=1, help="torch intra-op threads while training")
     p.add_argument("--no-export", action="store_true", help="stop after saving the fine-tuned model")
@@ -275,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
         "class_weights": args.class_weights,
         "class_weight_values": dict(zip(RELATIONS, run["class_weights"])),
         "transformer_layers": args.layers or 6,
+        **({"teacher": {"dir": str(Path(args.teacher).resolve()), "distill_weight": args.distill_weight,
+                        "temperature": args.temperature}} if args.teacher else {}),
         "max_length": MAX_TOKENS,
         "padding": "batch-longest",
         "seed": args.seed,
@@ -290,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         best = run["best"]
         entry = {"command": command, "train_sha256": dataset["train"]["sha256"],
                  "val_sha256": dataset["val"]["sha256"], "sources": list(sources),
-                 "layers": args.layers or 6, "train_pairs": len(splits["train"]), "best_epoch": best["epoch"],
+                 "layers": args.layers or 6, **({"teacher": Path(args.teacher).name} if args.teacher else {}),
+                 "train_pairs": len(splits["train"]), "best_epoch": best["epoch"],
                  **{k: best[k] for k in ("val_accuracy", "val_macro_f1", "val_recall", "val_duplicate_f1",
                                          "val_updates_as_duplicate", "val_keep_both_as_update",
                                          "val_compatible_as_update",

@@ -25,10 +25,15 @@ from preprocessing.relation_model import RELATIONS  # noqa: E402
 SEED = 20261201
 HANDWRITTEN = HERE / "pairs_handwritten.jsonl"
 HANDWRITTEN_2 = HERE / "pairs_handwritten_2.jsonl"  # same-subject COMPATIBLE and person-swap UPDATEs, train only
+HANDWRITTEN_3 = HERE / "pairs_handwritten_3.jsonl"  # near misses of DUPLICATE (additions, one value changed), train only
 GENERATED = HERE / "pairs_generated.jsonl"  # written by generate.py, train only
 VAL_COMPATIBLE = HERE / "val_compatible.jsonl"  # generate.py's held-back families: a development check, not val
 DEDUP_PAIRS = REPO / "tests" / "data" / "activation" / "dedup_pairs.jsonl"
 TIMELINES = REPO / "tests" / "data" / "retrieval" / "timelines.jsonl"
+# The frozen held-out pairs: a training pair equal to one of them (after normalising) is dropped, and only the count
+# is printed. Nothing else here reads them.
+HELDOUT_PAIRS = (REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jsonl",
+                 REPO / "tests" / "data" / "heldout_2" / "relation_pairs_test_2.jsonl")
 VAL_SHARE = 0.15
 SPLIT_TRIALS = 4000  # seeded family shuffles; the one whose val label mix is closest to 15 % of each label wins
 
@@ -138,6 +143,12 @@ def swapped(rows: list[dict]) -> list[dict]:
             for r in rows if r["label"] in SYMMETRIC and r["category"] not in NOT_SYMMETRIC_CATEGORIES]
 
 
+def heldout_pairs() -> set[tuple[str, str]]:
+    """Normalised (existing, new) of every frozen held-out pair, used only to keep them out of training."""
+    return {(norm_key(row["existing"]), norm_key(row["new"])) for path in HELDOUT_PAIRS
+            for row in map(json.loads, path.read_text(encoding="utf-8").splitlines()) if row}
+
+
 def texts_of(rows: list[dict]) -> set[str]:
     return {norm_key(r[k]) for r in rows for k in ("existing", "new")}
 
@@ -156,21 +167,28 @@ def main() -> int:
     dedup, dedup_skipped = load_dedup_pairs()
     timelines = load_timelines()
     handwritten_2 = load_written(HANDWRITTEN_2, "handwritten2")
+    handwritten_3 = load_written(HANDWRITTEN_3, "handwritten3") if HANDWRITTEN_3.is_file() else []
     generated = load_written(GENERATED, "generated")
     val_compatible = load_written(VAL_COMPATIBLE, "generated")
     extra, dropped = [], Counter()
     seen_pairs = {(norm_key(r["existing"]), norm_key(r["new"])) for r in handwritten}
     # The later sources come after the earlier ones, so adding them leaves the earlier sources' rows as they were.
-    for r in dedup + timelines + handwritten_2 + generated:
+    heldout = heldout_pairs()
+    for r in dedup + timelines + handwritten_2 + generated + handwritten_3:
         key = (norm_key(r["existing"]), norm_key(r["new"]))
-        if norm_key(r["existing"]) in val_texts or norm_key(r["new"]) in val_texts:
+        if key in heldout or key[::-1] in heldout:
+            dropped[f"{r['source']}: equals a held-out pair"] += 1
+        elif norm_key(r["existing"]) in val_texts or norm_key(r["new"]) in val_texts:
             dropped[f"{r['source']}: shares a text with val"] += 1
         elif key in seen_pairs:
             dropped[f"{r['source']}: repeats a pair"] += 1
         else:
             seen_pairs.add(key)
             extra.append(r)
-    train = train_hw + extra
+    in_heldout = [r for r in train_hw if (norm_key(r["existing"]), norm_key(r["new"])) in heldout
+                  or (norm_key(r["new"]), norm_key(r["existing"])) in heldout]
+    dropped["handwritten: equals a held-out pair"] = len(in_heldout)
+    train = [r for r in train_hw if r not in in_heldout] + extra
     keys = {(norm_key(r["existing"]), norm_key(r["new"])) for r in train}
     turned = [r for r in swapped(train) if (norm_key(r["existing"]), norm_key(r["new"])) not in keys]
     dropped["swap: the reverse pair is already there"] = len(swapped(train)) - len(turned)

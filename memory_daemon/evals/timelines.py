@@ -1,0 +1,124 @@
+"""`cortexd eval timelines`: is the current version found first, and kept out of date in no compiled context?"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from memory_daemon.evals.retrieval import (
+    DEFAULT_DATA, SEARCH_LIMIT, current_at_1, read_jsonl, stale_above_current, timeline_records,
+)
+
+DEFAULT_SETS = (DEFAULT_DATA / "timelines.jsonl",)
+CONTEXT_BUDGET = 350  # tokens for compile_context, with the question as the task
+EXPORT_PAGE = 500
+TARGETS = {  # issue 16, on a held-out set
+    "current@1": (">=", 0.85),
+    "stale_above_current": ("<=", 0.05),
+    "control current@1": (">=", 0.80),
+    "context: current in": (">=", 0.95),
+    "context: superseded in": ("<=", 0.05),
+    "context: within budget": (">=", 1.0),
+}
+
+
+def _external_ids(client) -> dict[str, str]:
+    """memory id -> the id it was imported with, for the client's namespace."""
+    ids, offset = {}, 0
+    while True:
+        page = client.export_memories(offset=offset, limit=EXPORT_PAGE)
+        ids.update((m.id, m.external_id or m.id) for m in page.memories)
+        if not page.next_offset:
+            return ids
+        offset = page.next_offset
+
+
+def score_timeline(client, timeline: dict) -> dict[str, float]:
+    """One scenario: its question searched and compiled into a context, scored against `current` and `stale`."""
+    question, current, stale = timeline["question"], timeline["current"], timeline.get("stale") or []
+    hits = client.search_memory(query=question, limit=SEARCH_LIMIT).hits
+    ranked = [hit.memory.external_id or hit.memory.id for hit in hits]
+    context = client.compile_context(task=question, max_tokens=CONTEXT_BUDGET)
+    external = _external_ids(client)
+    in_context = {external.get(item.id, item.id) for item in context.items if item.kind == "memory"}
+    scores = {"current@1": current_at_1(ranked, current),
+              "context: current in": float(current in in_context),
+              "context: within budget": float(context.tokens_used <= context.max_tokens)}
+    if stale:
+        scores["stale_above_current"] = stale_above_current(ranked, current, stale)
+        scores["context: superseded in"] = float(bool(in_context & set(stale)))
+        scores["context: superseded without current"] = float(bool(in_context & set(stale)) and current not in in_context)
+    return scores
+
+
+def run_timelines(path: Path) -> dict:
+    """Import every scenario of a timeline file into its own namespace of a temporary daemon, then score each."""
+    from memory_daemon.client.launcher import temporary_daemon
+
+    timelines = read_jsonl(path)
+    by_kind: dict[str, list[dict[str, float]]] = {}
+    started = time.perf_counter()
+    with temporary_daemon() as daemon:
+        daemon.wait_serving()
+        records = timeline_records(timelines)
+        for timeline in timelines:
+            with daemon.client(timeline["namespace"]) as client:
+                reply = client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
+                if reply.errors:
+                    raise RuntimeError(f"{timeline['id']}: import failed: {list(reply.errors)[:3]}")
+                by_kind.setdefault(timeline["kind"], []).append(score_timeline(client, timeline))
+    return {"path": str(path), "scenarios": len(timelines), "overall": _means(sum(by_kind.values(), [])),
+            "control": _means(by_kind.get("control", [])),
+            "by_kind": {kind: _means(rows) for kind, rows in sorted(by_kind.items())},
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
+def _means(rows: list[dict[str, float]]) -> dict[str, float]:
+    keys = dict.fromkeys(k for row in rows for k in row)
+    means = {k: round(sum(r[k] for r in rows if k in r) / sum(1 for r in rows if k in r), 4) for k in keys}
+    return {**means, "n": len(rows)}
+
+
+def _meets(name: str, value: float | None) -> str:
+    if name not in TARGETS or value is None:
+        return ""
+    op, target = TARGETS[name]
+    ok = value >= target if op == ">=" else value <= target
+    return f"{op} {target:g}: {'met' if ok else 'missed'}"
+
+
+def print_report(result: dict) -> None:
+    overall, control = result["overall"], result["control"]
+    print(f"\n## {result['path']}: {result['scenarios']} scenarios ({result['seconds']:.0f} s)\n")
+    print("| measure | value | n | target (issue 16, on a held-out set) |\n| --- | ---: | ---: | --- |")
+    rows = [(name, overall.get(name), overall["n"]) for name in (
+        "current@1", "stale_above_current", "context: current in", "context: superseded in",
+        "context: superseded without current", "context: within budget")]
+    rows.insert(2, ("control current@1", control.get("current@1"), control.get("n", 0)))
+    for name, value, n in rows:
+        shown = "–" if value is None else f"{value:.3f}"
+        print(f"| {name} | {shown} | {n} | {_meets(name, value)} |")
+    print("\n| kind | n | current@1 | stale above current | context: current in | context: superseded in |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for kind, row in result["by_kind"].items():
+        cells = [row.get(k) for k in ("current@1", "stale_above_current", "context: current in", "context: superseded in")]
+        print(f"| {kind} | {row['n']} | " + " | ".join("–" if c is None else f"{c:.3f}" for c in cells) + " |")
+
+
+def evaluate_timelines(paths: list[Path] | None, as_json: bool = False) -> int:
+    """Score each timeline file (default: the team's development set); 2 when a file is missing."""
+    paths = paths or list(DEFAULT_SETS)
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        print(f"cortexd eval timelines: no such file: {', '.join(missing)}")
+        return 2
+    results = [run_timelines(path) for path in paths]
+    if as_json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print("cortexd eval timelines: each scenario imported into its own namespace, then its question searched "
+          f"(top {SEARCH_LIMIT}) and compiled (compile_context, {CONTEXT_BUDGET} tokens)")
+    for result in results:
+        print_report(result)
+    return 0

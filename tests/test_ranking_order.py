@@ -1,0 +1,85 @@
+"""Search results earn their order: final-score order, no graph-only hit, current before superseded (random stores)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from memory_daemon.core.config import Limits
+from memory_daemon.memory.service import MemoryService, NewMemory
+from memory_daemon.store import Database, MemoryRepository
+
+WORDS = ["billing", "deploy", "postgres", "invoice", "queue", "thursday", "token", "redis", "backup", "oncall"]
+ENTITIES = ["ledgercore", "ana ruiz", "billing api", "kafka"]
+PAST = ["", "before", "used to"]  # "before" and "used to" make a question about the past
+
+
+@pytest.fixture(scope="module")
+def service():
+    root = Path(tempfile.mkdtemp(prefix="rank"))
+    database = Database(root / "test.duckdb")
+    yield MemoryService(MemoryRepository(database), Limits())
+    database.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+memory_specs = st.lists(
+    st.tuples(
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=5),  # words
+        st.lists(st.sampled_from(ENTITIES), max_size=2, unique=True),  # entities
+        st.one_of(st.none(), st.integers(0, 20)),  # supersedes an earlier memory (index modulo those saved)
+    ),
+    min_size=0, max_size=12,
+)
+queries = st.tuples(st.lists(st.sampled_from(WORDS + ["zebra"]), min_size=1, max_size=4),
+                    st.lists(st.sampled_from(ENTITIES), max_size=1), st.sampled_from(PAST))
+
+_namespaces = iter(range(10**9))
+
+
+@settings(max_examples=60, deadline=None)
+@given(memory_specs, queries, st.booleans(), st.integers(1, 12))
+@example([(["billing"], ["ledgercore"], None), (["zebra"], ["ledgercore"], None),
+          (["origami"], ["ledgercore", "kafka"], None), (["billing", "invoice"], [], 0)],
+         (["billing"], ["ledgercore"], ""), False, 10)  # graph-only memories share the query's entity
+def test_hits_come_in_final_score_order_and_each_matches_the_query(service, specs, query, include_history, limit):
+    namespace = f"rank{next(_namespaces)}"
+    saved = []
+    for words, entities, replaces in specs:
+        supersedes = saved[replaces % len(saved)] if replaces is not None and saved else ""
+        if supersedes and service.open(namespace, [supersedes])[0].superseded_by:
+            supersedes = ""  # a memory is replaced once
+        saved.append(service.save(namespace, NewMemory(" ".join(words), entities=tuple(entities),
+                                                       supersedes=supersedes)).memory.id)
+    words, entities, past = query
+    text = " ".join([past, *words, *entities]).strip()
+    hits = service.search(namespace, text, limit, (), "", "", include_history=include_history)
+
+    assert len(hits) <= limit
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True), "hits must come in the order of the score they report"
+    for hit in hits:  # no encoder here: the words are what a hit must match
+        assert hit.signal_scores.get("lexical", 0) > 0, f"{hit.memory.content!r} matched only by {hit.signal_scores}"
+    looking_back = bool(past)
+    if not include_history and not looking_back:
+        stale = [h.memory.superseded_by is not None for h in hits]
+        assert stale == sorted(stale), "a superseded memory came before a current one"
+
+
+def test_a_graph_only_memory_never_outranks_a_text_match(service):
+    """Four memories that share the query's entity but none of its words, beside two that match its words."""
+    namespace = "graph-only"
+    for text in ("LedgerCore is maintained by Ana Ruiz", "LedgerCore moved to the new rack",
+                 "Ana Ruiz is on leave in May", "LedgerCore has three replicas"):
+        service.save(namespace, NewMemory(text, entities=("ledgercore", "ana ruiz")))
+    matching = [service.save(namespace, NewMemory(text, entities=("ledgercore",))).memory.id
+                for text in ("Invoices are exported nightly from LedgerCore", "invoice export retries three times")]
+    hits = service.search(namespace, "how are invoices exported?", 10, (), "", "")
+    top = [h.memory.id for h in hits[:2]]
+    assert sorted(top) == sorted(matching)
+    assert all(h.signal_scores.get("lexical", 0) > 0 for h in hits)
