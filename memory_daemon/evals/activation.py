@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memory_daemon.evals.targets import verdict
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = REPO / "tests" / "data" / "activation"
 HELD_OUT = REPO / "tests" / "data" / "heldout"
@@ -27,12 +29,8 @@ TARGETS = {
 }
 
 
-def _meets(name: str, value: float) -> str:
-    if name not in TARGETS:
-        return ""
-    op, bound = TARGETS[name]
-    ok = value >= bound if op == ">=" else value <= bound
-    return f"{op} {bound:g}: {'met' if ok else 'MISSED'}"
+def _meets(name: str, value: float | None) -> str:
+    return verdict(TARGETS, name, value)
 
 
 def _rows(path: Path) -> list[dict]:

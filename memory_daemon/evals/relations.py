@@ -12,6 +12,8 @@ import numpy as np
 from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker
 from preprocessing.relation_model import RELATIONS
 
+from memory_daemon.evals.targets import verdict
+
 REPO = Path(__file__).resolve().parents[2]
 VALIDATION = REPO / "models" / "relation" / "data" / "val.jsonl"
 HELD_OUT = REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jsonl"
@@ -105,11 +107,8 @@ def score(path: Path, judge, rules: DeduplicationChecker, encoder) -> dict:
             "dedup (relation model)": dedup_view(rows, model_actions), "dedup (rules)": dedup_view(rows, rule_actions)}
 
 
-def _meets(name: str, value: float) -> str:
-    if name not in TARGETS:
-        return ""
-    op, bound = TARGETS[name]
-    return f"{op} {bound:g}: " + ("met" if (value >= bound if op == ">=" else value <= bound) else "MISSED")
+def _meets(name: str, value: float | None) -> str:
+    return verdict(TARGETS, name, value)
 
 
 def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -> int:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memory_daemon.evals.targets import verdict
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "retrieval"
 KS = (5, 10)
 SEARCH_LIMIT = max(KS)
@@ -297,10 +299,8 @@ def import_dataset(daemon, data: Dataset, seed: int = SHUFFLE_SEED) -> dict:
 
 # --- report -------------------------------------------------------------------------------------------------------
 
-def _meets(name: str, value: float) -> str:
-    op, bound = TARGETS[name]
-    ok = value >= bound if op == ">=" else value <= bound
-    return f"{op} {bound:g}: {'met' if ok else 'MISSED'}"
+def _meets(name: str, value: float | None) -> str:
+    return verdict(TARGETS, name, value)
 
 
 def _cell(row: dict, metric: str, group: str | None = None) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from memory_daemon.evals.retrieval import (
     DEFAULT_DATA, SEARCH_LIMIT, current_at_1, read_jsonl, stale_above_current, timeline_records,
 )
+from memory_daemon.evals.targets import verdict
 
 DEFAULT_SETS = (DEFAULT_DATA / "timelines.jsonl",)
 CONTEXT_BUDGET = 350  # tokens for compile_context, with the question as the task
@@ -81,11 +82,7 @@ def _means(rows: list[dict[str, float]]) -> dict[str, float]:
 
 
 def _meets(name: str, value: float | None) -> str:
-    if name not in TARGETS or value is None:
-        return ""
-    op, target = TARGETS[name]
-    ok = value >= target if op == ">=" else value <= target
-    return f"{op} {target:g}: {'met' if ok else 'missed'}"
+    return verdict(TARGETS, name, value)
 
 
 def print_report(result: dict) -> None:
