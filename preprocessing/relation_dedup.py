@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -126,10 +126,12 @@ def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
                         (f"closest memory is {best.relation.label} ({best.relation.confidence:.2f})",))
 
 
-def sure_updates(judged: Sequence[JudgedPair]) -> list[JudgedPair]:
-    """The pairs the model itself reads as whole updates at SURE_UPDATE or more, most confident first."""
-    sure = [p for p in judged if p.relation.label == "UPDATE" and not p.overruled
-            and p.relation.confidence >= SURE_UPDATE]
+def sure_updates(judged: Sequence[JudgedPair],
+                 overruled_counts: Callable[[JudgedPair], bool] = lambda pair: False) -> list[JudgedPair]:
+    """The pairs read as whole updates at SURE_UPDATE or more, most confident first: the model's own readings, and
+    those the number rules made updates where `overruled_counts` accepts them."""
+    sure = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= SURE_UPDATE
+            and (not p.overruled or overruled_counts(p))]
     return sorted(sure, key=lambda p: -p.relation.confidence)
 
 

@@ -40,6 +40,16 @@ def daemon(workdir):
     running.stop()
 
 
+@pytest.fixture(scope="module")
+def module_daemon():
+    """One real daemon for a whole test module (each test picks its own namespace)."""
+    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
+    running = Daemon(root).start()
+    yield running
+    running.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
-import tempfile
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memory_daemon.client.launcher import DaemonProcess
 
 STORE_WORDS = ["billing", "service", "database", "postgres", "invoice", "retry", "queue", "deploy", "thursday", "token"]
 UNRELATED_WORDS = ["zebra", "origami", "sandwich", "volcano"]
@@ -69,15 +64,6 @@ class BuiltStore:
     memory_ids: list[str] = field(default_factory=list)
     episode_ids: set[str] = field(default_factory=set)
     decision_ids: set[str] = field(default_factory=set)
-
-
-@pytest.fixture(scope="module")
-def module_daemon():
-    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
-    running = DaemonProcess(root).start()
-    yield running
-    running.stop()
-    shutil.rmtree(root, ignore_errors=True)
 
 
 @st.composite

@@ -227,20 +227,10 @@ def test_item_embeddings_are_kept_in_the_store_across_restarts(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def seeded_daemon():
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from memory_daemon.client.launcher import DaemonProcess
-
-    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
-    running = DaemonProcess(root).start()
-    with running.client("shop") as client:
+def seeded_daemon(module_daemon):
+    with module_daemon.client("shop") as client:
         ids = _seed(client)
-    yield running, ids
-    running.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    return module_daemon, ids
 
 
 KIND_CHOICES = ["memory", "fact", "episode", "decision"]

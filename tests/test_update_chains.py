@@ -4,13 +4,8 @@ order."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from memory_daemon.client.launcher import DaemonProcess
 from preprocessing.dedup import (
     DedupAction, DedupCandidate, DeduplicationChecker, announces_change, announces_return, contradicts,
     names_other_instance, shares_topic,
@@ -18,12 +13,8 @@ from preprocessing.dedup import (
 
 
 @pytest.fixture(scope="module")
-def daemon():
-    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
-    running = DaemonProcess(root).start()
-    yield running
-    running.stop()
-    shutil.rmtree(root, ignore_errors=True)
+def daemon(module_daemon):
+    return module_daemon
 
 
 def imported(daemon, namespace: str, memories: list[tuple]) -> dict:

@@ -142,17 +142,11 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
 
 
 def _dedup_results() -> dict:
-    from preprocessing.dedup import DeduplicationChecker
-    from preprocessing.encoder import SentenceEncoder
-    from preprocessing.relation_dedup import RelationJudge
-    from preprocessing.relation_model import RelationModel
+    from memory_daemon.evals.relations import HELD_OUT as PAIRS_HELD_OUT, HELD_OUT_2 as PAIRS_HELD_OUT_2, VALIDATION, \
+        score_sets
 
-    from memory_daemon.evals.relations import HELD_OUT as PAIRS_HELD_OUT, HELD_OUT_2 as PAIRS_HELD_OUT_2, VALIDATION, score
-
-    judge, rules, encoder = RelationJudge(RelationModel.load(threads=2)), DeduplicationChecker(), \
-        SentenceEncoder.from_registry()
     sets = [("validation (model selection)", VALIDATION), ("held-out v1", PAIRS_HELD_OUT), (JUDGED, PAIRS_HELD_OUT_2)]
-    return {name: score(path, judge, rules, encoder) for name, path in sets if path.is_file()}
+    return score_sets([(name, path) for name, path in sets if path.is_file()])
 
 
 def evaluate_intent(data_dir: Path | None = None) -> int:

@@ -10,13 +10,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memory_daemon.evals.locomo_data import CATEGORIES, SCORED_CATEGORIES, Conversation, load_conversations
-from memory_daemon.evals.retrieval import recall_at_k, summarize
+from memory_daemon.evals.retrieval import exported_memories, recall_at_k, summarize
 
 SEARCH_LIMIT = 10
 CORTEXD = "cortexd"
 BASELINES = ("BM25", "dense (MiniLM)", "BM25+dense RRF")
 METRICS = ("R@5", "R@10", "hit@10")
-EXPORT_PAGE = 1000
 ENCODE_BATCH = 64  # turns per encoder call, to bound the padded batch's memory
 
 
@@ -53,14 +52,8 @@ class RetrieverRun:
 
 def stored_memories(client) -> tuple[int, int]:
     """(memories in the client's namespace, how many of them a newer memory superseded)."""
-    stored = superseded = offset = 0
-    while True:
-        page = client.export_memories(offset=offset, limit=EXPORT_PAGE)
-        stored += len(page.memories)
-        superseded += sum(1 for m in page.memories if m.superseded_by)
-        if not page.next_offset:
-            return stored, superseded
-        offset = page.next_offset
+    memories = list(exported_memories(client))
+    return len(memories), sum(1 for m in memories if m.superseded_by)
 
 
 def run_cortexd(conversations: list[Conversation], signals: tuple[str, ...] = ()) -> tuple[dict[str, RetrieverRun],

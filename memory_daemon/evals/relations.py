@@ -111,18 +111,23 @@ def _meets(name: str, value: float | None) -> str:
     return verdict(TARGETS, name, value)
 
 
-def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -> int:
-    """Print validation (used for selection) beside the held-out test (written before tuning, scored once)."""
+def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
+    """score() of each named pair file, with the shipped relation model, the rule fallback and the encoder."""
     from preprocessing.encoder import SentenceEncoder
     from preprocessing.relation_dedup import RelationJudge
     from preprocessing.relation_model import RelationModel
 
-    named = [(p.stem, p) for p in paths] if paths else [("validation", VALIDATION), ("held-out v1", HELD_OUT),
-                                                        ("held-out v2", HELD_OUT_2)]
     judge, rules, encoder = RelationJudge(RelationModel.load(threads=2)), DeduplicationChecker(), \
         SentenceEncoder.from_registry()
+    return {name: score(path, judge, rules, encoder) for name, path in named}
+
+
+def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -> int:
+    """Print validation (used for selection) beside the held-out test (written before tuning, scored once)."""
+    named = [(p.stem, p) for p in paths] if paths else [("validation", VALIDATION), ("held-out v1", HELD_OUT),
+                                                        ("held-out v2", HELD_OUT_2)]
     try:
-        results = {name: score(path, judge, rules, encoder) for name, path in named}
+        results = score_sets(named)
     except (OSError, ValueError) as error:  # a missing file, bad JSON or an unknown label: say which
         print(f"cortexd eval relations: {error}", file=sys.stderr)
         return 2

@@ -234,6 +234,20 @@ def timeline_records(timelines: Iterable[dict], seed: int = SHUFFLE_SEED) -> lis
 
 # --- running against a daemon ---------------------------------------------------------------------------------------
 
+EXPORT_PAGE = 1000
+
+
+def exported_memories(client):
+    """Every memory of the client's namespace, page by page through ExportMemories."""
+    offset = 0
+    while True:
+        page = client.export_memories(offset=offset, limit=EXPORT_PAGE)
+        yield from page.memories
+        if not page.next_offset:
+            return
+        offset = page.next_offset
+
+
 def _ranked_ids(client, query: str, signals: list[str], include_history: bool = False) -> list[str]:
     reply = client.search_memory(query=query, limit=SEARCH_LIMIT, signals=signals, include_history=include_history)
     return [hit.memory.external_id or hit.memory.id for hit in reply.hits]

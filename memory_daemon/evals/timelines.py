@@ -7,13 +7,12 @@ import time
 from pathlib import Path
 
 from memory_daemon.evals.retrieval import (
-    DEFAULT_DATA, SEARCH_LIMIT, current_at_1, read_jsonl, stale_above_current, timeline_records,
+    DEFAULT_DATA, SEARCH_LIMIT, current_at_1, exported_memories, read_jsonl, stale_above_current, timeline_records,
 )
 from memory_daemon.evals.targets import verdict
 
 DEFAULT_SETS = (DEFAULT_DATA / "timelines.jsonl",)
 CONTEXT_BUDGET = 350  # tokens for compile_context, with the question as the task
-EXPORT_PAGE = 500
 TARGETS = {  # issue 16, on a held-out set
     "current@1": (">=", 0.85),
     "stale_above_current": ("<=", 0.05),
@@ -26,13 +25,7 @@ TARGETS = {  # issue 16, on a held-out set
 
 def _external_ids(client) -> dict[str, str]:
     """memory id -> the id it was imported with, for the client's namespace."""
-    ids, offset = {}, 0
-    while True:
-        page = client.export_memories(offset=offset, limit=EXPORT_PAGE)
-        ids.update((m.id, m.external_id or m.id) for m in page.memories)
-        if not page.next_offset:
-            return ids
-        offset = page.next_offset
+    return {m.id: m.external_id or m.id for m in exported_memories(client)}
 
 
 def score_timeline(client, timeline: dict) -> dict[str, float]:

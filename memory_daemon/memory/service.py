@@ -33,7 +33,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
 from preprocessing.entities import entity_key
-from preprocessing.relation_dedup import SURE_UPDATE, RelationJudge
+from preprocessing.relation_dedup import RelationJudge, sure_updates
 from preprocessing.bounds import DEDUP_CHARS, text_prefix
 from preprocessing.terms import salient_keys
 
@@ -623,11 +623,10 @@ class MemoryService:
                 for replaced in self._imported_updates(judge, row, [DedupCandidate(m, t, s) for m, t, s in nearest]):
                     if (later := self._in_time_order(row, replaced, in_batch)) and later not in pairs:
                         pairs.append(later)
-            elif implicit is not None:  # without the relation model, the rules below answer only when it found nothing
-                pass
-            elif announced := self._announced_updates(row, vector, in_batch):
+            # Without the relation model, the rules below answer only when no implicit update was found.
+            elif implicit is None and (announced := self._announced_updates(row, vector, in_batch)):
                 pairs += [(old.id, row.id) for old in announced]
-            elif checker is not None:
+            elif implicit is None and checker is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
                 verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
                 # Imported logs hold many look-alike lines ("turn 5", "turn 6"); without a stated change only
@@ -661,9 +660,9 @@ class MemoryService:
             return []
         # A pair the number rules decided ("build 41 passed" after "build 40 passed") is an update only when it says
         # so or is a near-paraphrase: imported logs hold many look-alike lines that differ by a number.
-        sure = [p for p in judged if p.relation.label == "UPDATE" and p.relation.confidence >= SURE_UPDATE
-                and (not p.overruled or announces_change(row.content) or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)]
-        return [p.candidate.memory_id for p in sorted(sure, key=lambda p: -p.relation.confidence)]
+        stated = announces_change(row.content)
+        return [p.candidate.memory_id for p in sure_updates(
+            judged, lambda p: stated or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)]
 
     def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
         """An imported record that announces a change without naming its subject ("we moved it to Thursdays"):

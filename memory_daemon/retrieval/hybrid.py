@@ -131,7 +131,7 @@ def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], include_hi
     they keep their score. Otherwise a superseded memory keeps STALE_FACTOR of it and, unless history is asked for,
     is capped under the lowest current score: it comes after every current memory and still fills the places no
     current memory matches."""
-    final = {m: score for m, score in fused.items() if m in rows}
+    final = dict(fused)
     if looking_back:
         return final
     current = [score for m, score in final.items() if not rows[m].superseded_by]
