@@ -262,12 +262,12 @@ class GraphService:
             if target.retracted_at is not None:
                 current = current_links([replace(target, superseded_by=target.id)],
                                         self._repository.timelines_of([target.subject_id]))[0].superseded_by
-                raise InvalidArgument(f"fact {fact_id} was revised at {target.retracted_at.isoformat()}; "
+                raise InvalidArgument(f"fact_id: fact {fact_id} was revised at {target.retracted_at.isoformat()}; "
                                       f"its current version is {current}")
             if valid_to <= target.valid_from:
                 raise InvalidArgument(f"valid_to must be later than the fact's valid_from ({target.valid_from.isoformat()})")
             if target.valid_to is not None and valid_to >= target.valid_to:
-                raise InvalidArgument(f"fact {fact_id} already ended at {target.valid_to.isoformat()}")
+                raise InvalidArgument(f"fact_id: fact {fact_id} already ended at {target.valid_to.isoformat()}")
             stored = self._repository.timeline(cursor, namespace, target.subject_id, target.predicate,
                                                None if target.singular else (target.object_id or target.object_value.lower()))
             plan = plan_retirement([_interval(r) for r in stored], _interval(target), valid_to, lambda: new_id("fact"))
