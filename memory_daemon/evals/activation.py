@@ -5,15 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memory_daemon.evals.heldout import ENTITIES_JUDGED, JUDGED, SPLITS, V1
 from memory_daemon.evals.targets import verdict
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = REPO / "tests" / "data" / "activation"
-HELD_OUT = REPO / "tests" / "data" / "heldout"
-# v2 was written and frozen before this round's retraining; the targets are judged on it. v1 was scored once at
-# the end of the first round (its figures were seen since, none of its texts or errors).
-HELD_OUT_2 = REPO / "tests" / "data" / "heldout_2"
-JUDGED = "held-out v2"
 REQUESTS_VAL = REPO / "models" / "intent" / "data" / "requests_val.jsonl"
 # Targets of the issue that brought the learned judgement, on the independently written held-out set.
 TARGETS = {
@@ -88,24 +84,23 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
     from preprocessing.entity_eval import evaluate_entities
 
     request_sets = [("team set (rules were tuned on it)", data_dir / "save_requests.jsonl"),
-                    ("validation (model selection)", REQUESTS_VAL),
-                    ("held-out v1", HELD_OUT / "save_requests_test.jsonl"),
-                    (JUDGED, HELD_OUT_2 / "save_requests_test_2.jsonl")]
+                    ("validation (model selection)", REQUESTS_VAL)]
+    request_sets += [(split.name, split.file("save_requests_test")) for split in SPLITS]
     readers = _request_readers()
     requests = {name: score_requests(path, readers) for name, path in request_sets if path.is_file()}
     extractor = EntityExtractor.load()
     entity_sets = [("team set", data_dir / "entities.jsonl"), ("dev set (tuned on)", data_dir / "entities_dev.jsonl"),
                    ("check split (scored once)", data_dir / "entities_final.jsonl"),
-                   ("held-out v1", HELD_OUT / "entities_test.jsonl"),
-                   (JUDGED, HELD_OUT_2 / "entities_test_2.jsonl")]
+                   (V1.name.replace("now training data", "a development set now"), V1.file("entities_test")),
+                   (ENTITIES_JUDGED.name, ENTITIES_JUDGED.file("entities_test"))]
     entities = {name: evaluate_entities(path, extractor) for name, path in entity_sets if path.is_file()}
     dedup = _dedup_results()
     if as_json:
         print(json.dumps({"save_requests": requests, "entities": entities, "dedup": dedup}, indent=2, default=str))
         return 0
     missed = []
-    print(f"cortexd eval activation (data: {data_dir}; held-out: {HELD_OUT}, {HELD_OUT_2}; targets judged on "
-          f"{JUDGED})\n")
+    print(f"cortexd eval activation (data: {data_dir}; targets judged on {JUDGED.name}, entities on "
+          f"{ENTITIES_JUDGED.name})\n")
     print("Explicit save requests: the intent model's head beside the phrase rules\n")
     print("| set | messages | model recall | model FP rate | model FP, hard neg. | rules recall | rules FP rate "
           "| rules FP, hard neg. | target (held-out) |")
@@ -116,7 +111,7 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
             "save-request recall", "save-request false-positive rate", "save-request false-positive rate, hard negatives")]
         verdicts = [_meets(k, model[k]) for k in ("save-request recall", "save-request false-positive rate",
                                                   "save-request false-positive rate, hard negatives")
-                    if model[k] is not None] if name == JUDGED else []
+                    if model[k] is not None] if name == JUDGED.name else []
         missed += [v for v in verdicts if v.endswith("MISSED")]
         print(f"| {name} | {model['messages']} | " + " | ".join(cells) + f" | {'; '.join(verdicts)} |")
     print("\nEntities\n")
@@ -124,7 +119,7 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
     print("| --- | ---: | ---: | ---: | --- |")
     for name, result in entities.items():
         verdicts = [_meets("entity recall", result["recall"]), _meets("entity invented rate", result["invented_rate"])] \
-            if name == JUDGED else []
+            if name == ENTITIES_JUDGED.name else []
         missed += [v for v in verdicts if v.endswith("MISSED")]
         print(f"| {name} | {result['messages']} | {result['recall']:.3f} | {result['invented_rate']:.3f} "
               f"({result['nameless_messages']}) | {'; '.join(verdicts)} |")
@@ -134,7 +129,7 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
     print("| --- | ---: |" + " ---: |" * len(measures) + " --- |")
     for name, result in dedup.items():
         view = result["dedup (relation model)"]
-        verdicts = [_meets(m, view[m]) for m in measures] if name == JUDGED else []
+        verdicts = [_meets(m, view[m]) for m in measures] if name == JUDGED.name else []
         missed += [v for v in verdicts if v.endswith("MISSED")]
         print(f"| {name} | {result['pairs']} | " + " | ".join(f"{view[m]:.3f}" for m in measures)
               + f" | {'; '.join(verdicts)} |")
@@ -142,10 +137,10 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
 
 
 def _dedup_results() -> dict:
-    from memory_daemon.evals.relations import HELD_OUT as PAIRS_HELD_OUT, HELD_OUT_2 as PAIRS_HELD_OUT_2, VALIDATION, \
-        score_sets
+    from memory_daemon.evals.relations import VALIDATION, score_sets
 
-    sets = [("validation (model selection)", VALIDATION), ("held-out v1", PAIRS_HELD_OUT), (JUDGED, PAIRS_HELD_OUT_2)]
+    sets = [("validation (model selection)", VALIDATION)]
+    sets += [(split.name, split.file("relation_pairs_test")) for split in SPLITS]
     return score_sets([(name, path) for name, path in sets if path.is_file()])
 
 

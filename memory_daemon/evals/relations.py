@@ -12,12 +12,11 @@ import numpy as np
 from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker
 from preprocessing.relation_model import RELATIONS
 
+from memory_daemon.evals.heldout import JUDGED, SPLITS
 from memory_daemon.evals.targets import verdict
 
 REPO = Path(__file__).resolve().parents[2]
 VALIDATION = REPO / "models" / "relation" / "data" / "val.jsonl"
-HELD_OUT = REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jsonl"
-HELD_OUT_2 = REPO / "tests" / "data" / "heldout_2" / "relation_pairs_test_2.jsonl"  # frozen before this round
 UPDATES = ("UPDATE", "PARTIAL_UPDATE")
 # Targets of the issue that brought the model, on the independently written held-out set.
 TARGETS = {
@@ -124,8 +123,8 @@ def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
 
 def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -> int:
     """Print validation (used for selection) beside the held-out test (written before tuning, scored once)."""
-    named = [(p.stem, p) for p in paths] if paths else [("validation", VALIDATION), ("held-out v1", HELD_OUT),
-                                                        ("held-out v2", HELD_OUT_2)]
+    named = [(p.stem, p) for p in paths] if paths else \
+        [("validation", VALIDATION)] + [(split.name, split.file("relation_pairs_test")) for split in SPLITS]
     try:
         results = score_sets(named)
     except (OSError, ValueError) as error:  # a missing file, bad JSON or an unknown label: say which
@@ -141,10 +140,11 @@ def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -
     print(f"\n| measure | {header} | target (held-out) |")
     print("| --- |" + " ---: | ---: |" * len(results) + " --- |")
     model_view = next(iter(results.values()))["dedup (relation model)"]
+    judged = results.get(JUDGED.name, list(results.values())[-1])["dedup (relation model)"]
     for measure in (m for m in model_view if m not in ("pairs", "duplicate recall by category")):
         cells = " | ".join(f"{r['dedup (relation model)'][measure]:.3f} | {r['dedup (rules)'][measure]:.3f}"
                            for r in results.values())
-        print(f"| {measure} | {cells} | {_meets(measure, list(results.values())[-1]['dedup (relation model)'][measure])} |")
+        print(f"| {measure} | {cells} | {_meets(measure, judged[measure])} |")
     for measure in ("accuracy", "macro-F1"):
         cells = " | ".join(f"{r['model'][measure]:.3f} | –" for r in results.values())
         print(f"| label {measure} | {cells} | |")

