@@ -49,10 +49,12 @@ class RelationJudge:
     """check(new_text, candidates) -> DedupVerdict, with the DedupChecker's interface: MERGE only on DUPLICATE,
     UPDATE_CANDIDATE on UPDATE or PARTIAL_UPDATE, NEW otherwise. A model failure answers NEW with `degraded` set."""
 
-    def __init__(self, model: RelationModel, floor: float = CANDIDATE_FLOOR, max_pairs: int = MAX_PAIRS) -> None:
+    def __init__(self, model: RelationModel, floor: float = CANDIDATE_FLOOR, max_pairs: int = MAX_PAIRS,
+                 overrule_numbers: bool = True) -> None:
         self.model = model
         self.floor = floor
         self.max_pairs = max_pairs
+        self.overrule_numbers = overrule_numbers  # off: the model's reading stands even where a new number appears
         self._read: OrderedDict[tuple[str, str], Relation] = OrderedDict()
         self._lock = threading.Lock()
         self._rules = DeduplicationChecker()
@@ -83,7 +85,7 @@ class RelationJudge:
         "half past nine") stays the model's."""
         relation = pair.relation
         unsure_update = relation.label == "UPDATE" and relation.confidence < SURE_UPDATE
-        if not (relation.label == "DUPLICATE" or unsure_update) or not states_a_new_number(new_text, pair.candidate.text):
+        if not self.overrule_numbers or not (relation.label == "DUPLICATE" or unsure_update) or not states_a_new_number(new_text, pair.candidate.text):
             return pair
         verdict = self._rules.compare(new_text, pair.candidate)
         label = _RULE_RELATIONS[verdict.action]

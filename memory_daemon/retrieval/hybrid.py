@@ -1,4 +1,4 @@
-"""Hybrid retrieval: BM25, dense cosine, graph spreading activation and temporal decay, fused by weighted RRF."""
+"""Hybrid retrieval: BM25, dense cosine, graph activation and time (recency or a named span), fused by weighted RRF."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from memory_daemon.store import MemoryRow
 from memory_daemon.core.timefmt import utc_now
 from memory_daemon.retrieval.vectors import VectorIndex
 from preprocessing.terms import asks_about_the_past, salient_keys
+from preprocessing.time_window import named_window
 
 SIGNALS = ("lexical", "dense", "graph", "temporal")
 # The signals that bring memories in: a memory must match the query's words or its meaning. The graph and temporal
@@ -27,6 +28,9 @@ FEEDBACK_HITS = 3
 MAX_KEY_MEMORIES = 100  # an entity more memories mention than this is a hub: it carries no activation
 STALE_FACTOR = 0.25  # fused score kept by a superseded memory when history is asked for
 MAX_SUCCESSION_STEPS = 16  # how far a chain of updates is followed to reach the current version
+# A query that names a span of time ("last week", "in March", "two days ago"): the temporal signal ranks the matches
+# by how close their time is to that span instead of by recency, with at least this weight.
+NAMED_TIME_WEIGHT = 1.0
 
 
 @dataclass(frozen=True)
@@ -180,11 +184,17 @@ class HybridRetriever:
         self._pass_relevance_to_successors(query, found, rows, signals)
         # The rows now also hold the versions between a stale hit and its current one: only what matched is ranked.
         matched = {m for scores in found.values() for m in scores if m in rows}
+        weights = self._settings.weights()
         if "temporal" in signals:
             now = utc_now()
-            found["temporal"] = {m: temporal_score(rows[m], now, self._settings) for m in matched}
+            window = named_window(query.text, now) if query.since is None and query.until is None else None
+            if window is not None:
+                found["temporal"] = {m: window.closeness(rows[m].created_at) for m in matched}
+                weights["temporal"] = max(weights["temporal"], NAMED_TIME_WEIGHT)
+            else:
+                found["temporal"] = {m: temporal_score(rows[m], now, self._settings) for m in matched}
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
-        fused = fuse(eligible, self._settings.weights(), self._settings.rrf_k)
+        fused = fuse(eligible, weights, self._settings.rrf_k)
         final = final_scores(fused, rows, query.include_history, asks_about_the_past(query.text))
         ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
         return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
