@@ -12,9 +12,6 @@ def contents(hits) -> list[str]:
     return [h.memory.content for h in hits]
 
 
-@pytest.mark.xfail(strict=True, reason="known relation-model error: the second-round model reads 'Deploys happen on "
-                   "Thursdays now' after 'Deploys happen on Tuesdays' as a PARTIAL_UPDATE (0.55, UPDATE 0.44), which "
-                   "keeps the old memory current (issue 15 closing note)")
 def test_an_update_supersedes_and_search_serves_the_current_memory(daemon):
     with daemon.client("ops") as client:
         old = client.save_memory(content="Deploys happen on Tuesdays").memory

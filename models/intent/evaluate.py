@@ -3,6 +3,8 @@
 # Usage (the project's runtime venv):
 #   .venv/bin/python models/intent/evaluate.py [--test models/intent/data/test.jsonl]
 #       [--requests models/intent/data/requests_val.jsonl] [--report models/intent/REPORT.md]
+# The lead's one scoring of the held-out request split adds its section:
+#   .venv/bin/python models/intent/evaluate.py --heldout tests/data/heldout_3/save_requests_test_3.jsonl
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ for _path in (str(REPO), str(HERE.parent), str(HERE)):
 from preprocessing.intent_model import MODEL_FILE, IntentModel, request_heads_of  # noqa: E402
 from preprocessing.intent_rules import RuleIntentClassifier  # noqa: E402
 from preprocessing.registry import sha256_of, verified_model  # noqa: E402
-from request_report import request_markdown, score_requests  # noqa: E402
+from request_report import heldout_markdown, request_markdown, score_heldout, score_requests  # noqa: E402
 from scoring import TRUST, WARM_UP, load_split, score, summarise  # noqa: E402
 
 BUILD_ONLY_MODULES = ("torch", "transformers", "optimum", "onnx", "sentence_transformers")
@@ -218,6 +220,8 @@ def _markdown(result: dict, manifest: dict, labels: Sequence[str]) -> str:
                          f"{error['confidence']:.2f} |")
     if result.get("requests"):
         lines += request_markdown(result["requests"], manifest)
+    if result.get("requests_heldout"):
+        lines += heldout_markdown(result["requests_heldout"])
     lines += [
         "", "## Environment", "",
         f"onnxruntime {_version('onnxruntime')}, tokenizers {_version('tokenizers')}, numpy {np.__version__}, "
@@ -238,7 +242,8 @@ def _version(dist: str) -> str:
         return "?"
 
 
-def write_report(test_path: Path, report_path: Path, requests_path: Path | None = None) -> dict:
+def write_report(test_path: Path, report_path: Path, requests_path: Path | None = None,
+                 heldout_path: Path | None = None) -> dict:
     """Score the registry's int8 model and the rules on a test split (and the request heads on a request split),
     write the Markdown report, return the numbers."""
     test_path, report_path = Path(test_path), Path(report_path)
@@ -262,6 +267,8 @@ def write_report(test_path: Path, report_path: Path, requests_path: Path | None 
     }
     if requests_path and Path(requests_path).is_file():
         result["requests"] = score_requests(model, Path(requests_path), examples)
+    if heldout_path and model.request_heads:
+        result["requests_heldout"] = score_heldout(model, Path(heldout_path))
     report_path.write_text(_markdown(result, verified.manifest, labels), encoding="utf-8")
     return result
 
@@ -272,9 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", default=str(HERE / "data" / "requests_val.jsonl"),
                    help="request split for the save/recall heads (default: %(default)s)")
     p.add_argument("--report", default=str(HERE / "REPORT.md"), help="where to write (default: %(default)s)")
+    p.add_argument("--heldout", help="the held-out request split, scored into the report once by the lead, e.g. "
+                                     "tests/data/heldout_3/save_requests_test_3.jsonl")
     p.add_argument("--json", action="store_true", help="also print the numbers (without per-message errors) as JSON")
     args = p.parse_args(argv)
-    result = write_report(Path(args.test), Path(args.report), Path(args.requests))
+    result = write_report(Path(args.test), Path(args.report), Path(args.requests),
+                          Path(args.heldout) if args.heldout else None)
     m, r = result["model"], result["rules"]
     print(f"model: accuracy {m['accuracy']:.4f} macro-F1 {m['macro_f1']:.4f} p50 {m['latency_ms']['p50']:.2f} ms | "
           f"rules: accuracy {r['accuracy']:.4f} macro-F1 {r['macro_f1']:.4f} -> {args.report}", file=sys.stderr)

@@ -45,6 +45,42 @@ def score_requests(model: IntentModel, requests_path: Path, intent_test: Sequenc
     return result
 
 
+def score_heldout(model: IntentModel, path: Path) -> dict:
+    """The heads on a held-out split ({text, save_request, recall_request, category}), one message per call; hard
+    negatives are the rows its writer put in the category "hard_negative"."""
+    import json
+
+    from preprocessing.registry import sha256_of
+
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    readings = [model.classify_with_requests(r["text"]) for r in rows]
+    result: dict = {"file": str(path), "sha256": sha256_of(Path(path)), "messages": len(rows)}
+    for head in REQUEST_HEADS:
+        said = [bool(getattr(reading, head)) for reading in readings]
+        positives = [s for r, s in zip(rows, said) if r[head]]
+        negatives = [s for r, s in zip(rows, said) if not r[head]]
+        hard = [s for r, s in zip(rows, said) if not r[head] and r.get("category") == "hard_negative"]
+        result[head] = {"positives": len(positives), "recall": sum(positives) / max(len(positives), 1),
+                        "false_positive_rate": sum(negatives) / max(len(negatives), 1),
+                        "hard_negatives": len(hard), "hard_negative_false_positive_rate": sum(hard) / max(len(hard), 1)}
+    return result
+
+
+def heldout_markdown(heldout: dict) -> list[str]:
+    """The "held-out test" part of the request-heads section: scored once, by the lead, at the end of a round."""
+    lines = ["", "### Held-out test (scored once)", "",
+             f"`{heldout['file']}` (sha256 `{heldout['sha256'][:12]}…`, {heldout['messages']} messages written and frozen "
+             "by an independent helper before this model's training; none of its texts trained it), one message per "
+             "call at the manifest's thresholds. Hard negatives are its writer's `hard_negative` category.", "",
+             "| head | positives | recall % | false-positive rate % | hard-negative FPR % |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for head in REQUEST_HEADS:
+        m = heldout[head]
+        lines.append(f"| {head} | {m['positives']} | {_pct(m['recall'])} | {_pct(m['false_positive_rate'])} | "
+                     f"{_pct(m['hard_negative_false_positive_rate'])} ({m['hard_negatives']}) |")
+    return lines
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 

@@ -55,6 +55,12 @@
 #       --distill-weight 1 --lr 3e-5 --epochs 3 --seed 7 --threads 1 --work-dir /tmp/intent-heads-2 --no-export
 # val intent macro-F1 0.9692 / save F1 0.952 / recall F1 0.913 at a 0.5 cut [3]; only this run was trained.
 #
+# Tenth round (the fourth, after held-out v2 was scored once): held-out v1 and v2 join the request data, each line its
+# own family (request_data.SCORED_HELDOUT), so requests_val grows to 504 rows; the 3 training texts found in the new
+# held-out v3 are dropped (count only). Same command and starting model as the ninth round, --work-dir
+# /tmp/intent-heads-3: val intent macro-F1 0.968 / save F1 0.927 / recall F1 0.956 at a 0.5 cut after epoch 2, best
+# epoch 3 (selection score 1.925); only this run was trained. Thresholds save 0.6321, recall 0.2922.
+#
 # The fine-tuned PyTorch model goes to --work-dir (outside the repo, not committed); export.py turns it
 # into models/intent/model_int8.onnx, tokenizer.json, manifest.json and REPORT.md.
 

@@ -31,7 +31,8 @@ class PairExample:
 
 
 def load_pairs(path: Path, labels: Sequence[str]) -> list[PairExample]:
-    """Every line of an {existing, new, label[, category, family, source]} JSONL; an unknown label is an error."""
+    """Every line of an {existing, new, label[, category, family, source]} JSONL; an unknown label is an error. A
+    pair without a family (a held-out split, each pair written on its own) is its own family, named by its id or line."""
     examples = []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -41,7 +42,7 @@ def load_pairs(path: Path, labels: Sequence[str]) -> list[PairExample]:
         if label not in labels:
             raise ValueError(f"{path}:{number}: unknown label {row['label']!r}")
         examples.append(PairExample(row["existing"], row["new"], label, row.get("category", ""),
-                                    row.get("family", ""), row.get("source", "")))
+                                    row.get("family") or f"pair-{row.get('id', number)}", row.get("source", "")))
     return examples
 
 

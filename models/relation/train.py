@@ -2,16 +2,17 @@
 
 # Usage (the training venv, never the project's runtime venv), the shipped model:
 #   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relation/train.py --lr 5e-5 --epochs 8 --seed 7 --threads 1 \
-#       --class-weights sqrt --sources handwritten,dedup_pairs,timelines,handwritten2,generated \
-#       --work-dir /tmp/rel-runs/F --no-export
-#   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relation/export.py --finetuned /tmp/rel-runs/F/model
+#       --class-weights sqrt --sources handwritten,dedup_pairs,timelines,handwritten2,generated,handwritten3,scored_heldout \
+#       --work-dir /tmp/rel-runs/I --no-export
+#   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relation/export.py --finetuned /tmp/rel-runs/I/model
 # The manifest records the exact command; models/relation/runs.jsonl holds every selection run (one line each,
 # appended by this script) and REPORT.md shows them. On val (234 pairs): hand-written pairs only 0.701 macro-F1
 # (PARTIAL_UPDATE recall 4 %), with the team's pairs 0.849 (5 epochs); 8 epochs 0.847 without and 0.861 with
 # square-root class weights; the bottom 3 layers only, 0.723; with the second hand-written set and the generated
-# pairs as well, 0.865 (shipped), and UPDATE on 9.5 % of the held-back same-subject COMPATIBLE pairs
-# (data/val_compatible.jsonl) against 41.5 % before. Rebuild with --threads 1, since the thread count can change
-# floating-point sums.
+# pairs as well, 0.865, and UPDATE on 9.5 % of the held-back same-subject COMPATIBLE pairs
+# (data/val_compatible.jsonl) against 41.5 % before; with the third hand-written set, 0.887 (run 9); with the scored
+# held-out splits v1 and v2 as training data, 0.884 in PyTorch and 0.892 int8 (run 10, shipped), and held-out v3
+# (scored once) label accuracy 0.902. Rebuild with --threads 1, since the thread count can change floating-point sums.
 #
 # Input is the pair as the runtime sends it: the existing memory as segment A, the new text as segment B,
 # truncated together to MAX_TOKENS word pieces (longest first). The fine-tuned PyTorch model goes to --work-dir
