@@ -21,6 +21,8 @@ FROZEN = {
     "heldout_3/save_requests_test_3.jsonl": "eee86ff6bc103615d6b49f46fa55e51441700f20348710c3c6cf5f070ab442d7",
     "heldout_3/relation_pairs_test_3.jsonl": "9699b53ae7c12498bd5eb7e5b2125e878058fb795560f80ed6c83b710aab1b44",
     "heldout_3/timelines_test_3.jsonl": "9e25e3397958c4862605e47791b0c9bf9dbb6ca3623a950bd262f6f921668c8f",
+    # Timelines only, written after v3's timelines were scored and looked at; not scored yet (the next retraining's).
+    "heldout_4/timelines_test_4.jsonl": "3445ad70916c93f33b07c07339b3f43315ac83a34ab62242dace16f644a49107",
 }
 
 

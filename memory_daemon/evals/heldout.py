@@ -31,7 +31,9 @@ class HeldOutSplit:
 # Their entities and timelines trained nothing: they were scored and seen, so they are development sets now.
 V1 = HeldOutSplit(1, "heldout", "", "scored; now training data")
 V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
-# v3 was written and frozen before the round that trained on v1 and v2; the targets are judged on it.
+# v3 was written and frozen before the round that trained on v1 and v2; the targets are judged on it. Its timelines
+# were scored once and then examined (a development set for retrieval since); v4 (timelines only, heldout_4/) was
+# frozen after that and is not scored yet.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "")
 JUDGED = V3
 SPLITS = (V1, V2, V3)
