@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_daemon.evals.heldout import ENTITIES_JUDGED, JUDGED, SPLITS, V1
+from memory_daemon.evals.heldout import ENTITIES_JUDGED, ENTITIES_SEEN, JUDGED, SPLITS
 from memory_daemon.evals.targets import verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,7 +91,7 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
     extractor = EntityExtractor.load()
     entity_sets = [("team set", data_dir / "entities.jsonl"), ("dev set (tuned on)", data_dir / "entities_dev.jsonl"),
                    ("check split (scored once)", data_dir / "entities_final.jsonl"),
-                   (V1.name.replace("now training data", "a development set now"), V1.file("entities_test")),
+                   (ENTITIES_SEEN.name, ENTITIES_SEEN.file("entities_test")),
                    (ENTITIES_JUDGED.name, ENTITIES_JUDGED.file("entities_test"))]
     entities = {name: evaluate_entities(path, extractor) for name, path in entity_sets if path.is_file()}
     dedup = _dedup_results()

@@ -38,4 +38,5 @@ V3 = HeldOutSplit(3, "heldout_3", "_3", "")
 JUDGED = V3
 SPLITS = (V1, V2, V3)
 # v3 has no entity lines, and the entity extractor has not changed since v2 was scored: its entities are judged on v2.
+ENTITIES_SEEN = HeldOutSplit(1, "heldout", "", "scored; a development set now")
 ENTITIES_JUDGED = HeldOutSplit(2, "heldout_2", "_2", "scored once; the latest entity split")

@@ -191,6 +191,8 @@ def _runs_section(manifest: dict) -> list[str]:
                      f"{_pct(r['val_macro_f1'])} | {_pct(r['val_duplicate_f1'])} | "
                      f"{_pct(r['val_updates_as_duplicate'])} | {' | '.join(optional)} | {recall} | "
                      f"{r['seconds'] / 60:.0f} |")
+        if "not_shipped" in r:  # a finished run that was not shipped although its val figure was higher: why
+            lines.append(f"| | ↳ run {i} not shipped: {r['not_shipped']} |" + " |" * 10)
     lines += ["", "COMP+UNREL→update: val COMPATIBLE and UNRELATED pairs predicted UPDATE or PARTIAL_UPDATE. "
               "val_compatible→UPD: the development check above, PyTorch model at the best epoch (– where the run "
               "predates it)."]
