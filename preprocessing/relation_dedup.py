@@ -85,7 +85,8 @@ class RelationJudge:
         "half past nine") stays the model's."""
         relation = pair.relation
         unsure_update = relation.label == "UPDATE" and relation.confidence < SURE_UPDATE
-        if not self.overrule_numbers or not (relation.label == "DUPLICATE" or unsure_update) or not states_a_new_number(new_text, pair.candidate.text):
+        if not self.overrule_numbers or not (relation.label == "DUPLICATE" or unsure_update) \
+                or not states_a_new_number(new_text, pair.candidate.text):
             return pair
         verdict = self._rules.compare(new_text, pair.candidate)
         label = _RULE_RELATIONS[verdict.action]

@@ -94,3 +94,14 @@ def test_a_failing_model_answers_new_with_the_reason():
 
 def test_no_candidates_is_new(judge):
     assert judge.check("anything at all", []).action == DedupAction.NEW
+
+
+def test_the_number_rule_keeps_a_changed_version_the_model_reads_as_a_duplicate():
+    """The model reads "… Python 3.9" / "… Python 3.10" as one statement (digits are where it is weakest); the number
+    rule that overrules it is what keeps the new value from being merged away."""
+    model = RelationModel.load(threads=1)
+    old = [candidate("m1", "The ingest worker runs on Python 3.9", 0.95)]
+    assert RelationJudge(model, overrule_numbers=False).check("The ingest worker runs on Python 3.10", old).action \
+        == DedupAction.MERGE
+    ruled = RelationJudge(model).check("The ingest worker runs on Python 3.10", old)
+    assert ruled.action != DedupAction.MERGE and "overruled" in " ".join(ruled.reasons)

@@ -26,9 +26,9 @@ class HeldOutSplit:
         return DATA / self.directory / f"{stem}{self.suffix}.jsonl"
 
 
-# v1 and v2 were each scored once at the end of a round; their save requests and relation pairs then went into
-# training (models/intent/request_data.py, models/relation/data/build.py), so those figures are training figures.
-# Their entities and timelines trained nothing: they were scored and seen, so they are development sets now.
+# v1 and v2 were each scored once at the end of a round; their save requests, relation pairs and the update pairs of
+# their timelines then went into training (models/intent/request_data.py, models/relation/data/build.py), so those
+# figures are training figures. Their entities trained nothing: scored and seen, they are development sets now.
 V1 = HeldOutSplit(1, "heldout", "", "scored; now training data")
 V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # v3 was written and frozen before the round that trained on v1 and v2; the targets are judged on it. Its timelines
