@@ -162,10 +162,7 @@ def swapped(rows: list[dict]) -> list[dict]:
 
 def heldout_pairs() -> set[tuple[str, str]]:
     """Normalised (existing, new) of every frozen held-out pair, used only to keep them out of training."""
-    missing = [str(path) for path in HELDOUT_PAIRS if not path.is_file()]
-    if missing:
-        print(f"warning: held-out split not written yet, nothing dropped for it: {missing}", file=sys.stderr)
-    return {(norm_key(row["existing"]), norm_key(row["new"])) for path in HELDOUT_PAIRS if path.is_file()
+    return {(norm_key(row["existing"]), norm_key(row["new"])) for path in HELDOUT_PAIRS
             for row in map(json.loads, path.read_text(encoding="utf-8").splitlines()) if row}
 
 
