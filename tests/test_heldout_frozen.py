@@ -7,8 +7,9 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 # v1 (heldout/) and v2 (heldout_2/) were each scored once at the end of a round, then became training data for the
-# request heads and the relation model (their figures are training figures now). v3 (heldout_3/) was written and
-# frozen before the round that trained on them; it is the test split (memory_daemon/evals/heldout.py).
+# request heads and the relation model (their figures are training figures now). v3 (heldout_3/) was scored once in
+# the round after, then examined: a development set (its save requests are training data too). v4 (heldout_4/) was
+# written after that and is the test split (memory_daemon/evals/heldout.py).
 FROZEN = {
     "heldout/save_requests_test.jsonl": "e0a9b52ff7acf03cc80df43ccbacc19a8af39800c263c4c4b0031ca97dd82b9a",
     "heldout/relation_pairs_test.jsonl": "dea6460ee46ac7f753e13d0ec7fc71bdd1f45aa6437661a30c60fdcb77b8f811",
@@ -21,8 +22,10 @@ FROZEN = {
     "heldout_3/save_requests_test_3.jsonl": "eee86ff6bc103615d6b49f46fa55e51441700f20348710c3c6cf5f070ab442d7",
     "heldout_3/relation_pairs_test_3.jsonl": "9699b53ae7c12498bd5eb7e5b2125e878058fb795560f80ed6c83b710aab1b44",
     "heldout_3/timelines_test_3.jsonl": "9e25e3397958c4862605e47791b0c9bf9dbb6ca3623a950bd262f6f921668c8f",
-    # Timelines only, written after v3's timelines were scored and looked at; not scored yet (the next retraining's).
+    # Written after v3 was scored and looked at: the timelines by one helper, the requests and pairs by another.
     "heldout_4/timelines_test_4.jsonl": "3445ad70916c93f33b07c07339b3f43315ac83a34ab62242dace16f644a49107",
+    "heldout_4/save_requests_test_4.jsonl": "cac34a2c05441b8b857c5c9755926f63624d39dc36a5fc14213bc0ec84d17878",
+    "heldout_4/relation_pairs_test_4.jsonl": "365c3b3e883c22dbc556fef9db402b4cc64a17c7660e0e5f0e63ebd4c476e88e",
 }
 
 

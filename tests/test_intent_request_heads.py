@@ -87,7 +87,8 @@ def _scored_heldout_rows() -> list[dict]:
 
 def test_request_splits_are_whole_families_of_the_handwritten_files():
     train, val = _rows("requests_train.jsonl"), _rows("requests_val.jsonl")
-    source, split_too = _rows("requests_handwritten.jsonl"), _rows("requests_added_2.jsonl") + _scored_heldout_rows()
+    source = _rows("requests_handwritten.jsonl")
+    split_too = _rows("requests_added_2.jsonl") + _scored_heldout_rows() + _rows("requests_composed.jsonl")
     added = _rows("requests_added.jsonl")  # train only
     assert not {r["family"] for r in train} & {r["family"] for r in val}
     assert len({r["family"] for r in source} | {r["family"] for r in added} | {r["family"] for r in split_too}) == \
@@ -95,6 +96,23 @@ def test_request_splits_are_whole_families_of_the_handwritten_files():
     assert sorted(map(json.dumps, train + val)) == sorted(map(json.dumps, source + added + split_too))
     assert {json.dumps(r) for r in added} <= {json.dumps(r) for r in train}
     assert 0.10 <= len(val) / len(source + split_too) <= 0.20
+
+
+def test_the_composed_rows_are_what_compose_requests_writes():
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(DATA.parent))  # compose_requests imports request_data as its scripts do
+    try:
+        spec = importlib.util.spec_from_file_location("cortexd_compose_requests", DATA / "compose_requests.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(DATA.parent))
+    composed = module.compose()
+    assert composed == _rows("requests_composed.jsonl")
+    assert all(r["family"].startswith("cmp-") for r in composed) and len({r["text"].lower() for r in composed}) == \
+        len(composed)
 
 
 def test_manifest_names_both_heads_after_the_six_intents(model):

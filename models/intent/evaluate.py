@@ -4,7 +4,7 @@
 #   .venv/bin/python models/intent/evaluate.py [--test models/intent/data/test.jsonl]
 #       [--requests models/intent/data/requests_val.jsonl] [--report models/intent/REPORT.md]
 # The lead's one scoring of the held-out request split adds its section:
-#   .venv/bin/python models/intent/evaluate.py --heldout tests/data/heldout_3/save_requests_test_3.jsonl
+#   .venv/bin/python models/intent/evaluate.py --heldout tests/data/heldout_4/save_requests_test_4.jsonl
 
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="request split for the save/recall heads (default: %(default)s)")
     p.add_argument("--report", default=str(HERE / "REPORT.md"), help="where to write (default: %(default)s)")
     p.add_argument("--heldout", help="the held-out request split, scored into the report once by the lead, e.g. "
-                                     "tests/data/heldout_3/save_requests_test_3.jsonl")
+                                     "tests/data/heldout_4/save_requests_test_4.jsonl")
     p.add_argument("--json", action="store_true", help="also print the numbers (without per-message errors) as JSON")
     args = p.parse_args(argv)
     result = write_report(Path(args.test), Path(args.report), Path(args.requests),

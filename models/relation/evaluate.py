@@ -3,7 +3,7 @@
 # Usage (the project's runtime venv):
 #   .venv/bin/python models/relation/evaluate.py [--val models/relation/data/val.jsonl] [--report models/relation/REPORT.md]
 # The lead's one scoring of the held-out split fills the report's Test section:
-#   .venv/bin/python models/relation/evaluate.py --test tests/data/heldout_3/relation_pairs_test_3.jsonl
+#   .venv/bin/python models/relation/evaluate.py --test tests/data/heldout_4/relation_pairs_test_4.jsonl
 # A future `cortexd eval relations` can load this file and call evaluate_relations(path) or main(argv).
 
 from __future__ import annotations
