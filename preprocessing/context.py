@@ -104,6 +104,17 @@ class ConversationContext:
             self._touch(session_id, session, now)
             return tuple(session.turns)
 
+    def remove(self, unwanted: Callable[[object], bool]) -> int:
+        """Drop every kept item, in every session, for which `unwanted` is true; returns how many went."""
+        removed = 0
+        with self._lock:
+            for session in self._sessions.values():
+                kept = [item for item in session.turns if not unwanted(item)]
+                removed += len(session.turns) - len(kept)
+                session.turns.clear()
+                session.turns.extend(kept)
+        return removed
+
     def clear(self, session_id: str) -> None:
         with self._lock:
             self._sessions.pop(session_id, None)

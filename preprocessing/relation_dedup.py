@@ -59,6 +59,12 @@ class RelationJudge:
         self._lock = threading.Lock()
         self._rules = DeduplicationChecker()
 
+    def forget_texts(self, texts: Sequence[str]) -> None:
+        """Drop remembered pairs that hold any of the texts (forgotten memories)."""
+        with self._lock:
+            for pair in [p for p in self._read if any(t in p[0] or t in p[1] for t in texts)]:
+                del self._read[pair]
+
     def judge(self, new_text: str, candidates: Sequence[DedupCandidate]) -> list[JudgedPair]:
         """The model's reading of each candidate at or above the floor (the closest max_pairs), closest first."""
         close = sorted((c for c in candidates if c.similarity >= self.floor), key=lambda c: -c.similarity)

@@ -15,7 +15,8 @@ TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analy
          "memory_upsert_fact", "memory_retire_fact", "memory_record_episode", "memory_query_entity",
          "memory_time_travel", "memory_verify_integrity", "create_relation", "read_graph",
          "compile_context", "log_decision", "record_outcome", "list_decisions", "get_session",
-         "observe_memory_usage", "promote_memory", "gc", "cluster_memories", "consolidate_memories"}
+         "observe_memory_usage", "promote_memory", "gc", "cluster_memories", "consolidate_memories",
+         "forget_memory", "edit_memory", "unarchive_memory"}
 
 
 def payload(result) -> dict:

@@ -162,6 +162,24 @@ class ActivationPipeline:
 
     # -- analysis ------------------------------------------------------------------------------------------------
 
+    def forget_texts(self, texts: Sequence[str]) -> None:
+        """Drop every RAM copy of forgotten texts: the turns kept for context, recent analyses, pairs the relation
+        model read. A turn or key that contains one of the texts goes."""
+        needles = [t for t in texts if t]
+        if not needles:
+            return
+
+        def holds(item) -> bool:
+            return isinstance(item, str) and any(needle in item for needle in needles)
+
+        self.context.remove(holds)
+        with self._recent_lock:
+            for message in [m for m in self._recent_analyses if holds(m)]:
+                del self._recent_analyses[message]
+        forget_pairs = getattr(self.dedup, "forget_texts", None)
+        if forget_pairs is not None:
+            forget_pairs(needles)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:
         self.wait_loaded()
         return self.encoder.encode(list(texts)) if self.encoder is not None and texts else None

@@ -35,6 +35,7 @@ from memory_daemon.core.timefmt import format_iso
 from memory_daemon.context.unified_search import SearchResult, UnifiedSearch, checked_kinds
 
 MAX_ANALYZE_BATCH = 256
+PREVIEW_CHARS = 80  # of a memory a forget by query shows before it is confirmed
 # Replies that list memories stop short of this many bytes, far below the gRPC message limit: the MCP bridge carries
 # the same reply again as JSON, which is larger.
 REPLY_BUDGET_BYTES = MAX_MESSAGE_BYTES // 4
@@ -293,6 +294,26 @@ class MemoryRpc:
             caller.namespace, request.dry_run,
             request.forget_threshold if request.HasField("forget_threshold") else None)
         return pb.CollectGarbageReply(archived=archived, checked=checked, long_term_kept=kept)
+
+    def ForgetMemory(self, request: pb.ForgetMemoryRequest, caller: Caller) -> pb.ForgetMemoryReply:
+        outcome = self._memories.forget(caller.namespace, request.ids, request.query, request.confirm, request.limit,
+                                        request.purge, request.reason)
+        forgotten = outcome.forgotten
+        return pb.ForgetMemoryReply(
+            memories=[pb.ForgottenMemory(id=memory_id, preview=text[:PREVIEW_CHARS] if outcome.previewed else "")
+                      for memory_id, text in forgotten.memories],
+            previewed=outcome.previewed, facts_removed=forgotten.facts_removed,
+            replies_removed=forgotten.replies_removed, contexts_cleared=forgotten.contexts_cleared,
+            purged=outcome.purged)
+
+    def EditMemory(self, request: pb.EditMemoryRequest, caller: Caller) -> pb.EditMemoryReply:
+        row, versions = self._memories.edit(caller.namespace, request.id, request.content, request.reason,
+                                            request.drop_history)
+        return pb.EditMemoryReply(memory=memory_message(row), history_versions=versions)
+
+    def UnarchiveMemory(self, request: pb.UnarchiveMemoryRequest, caller: Caller) -> pb.UnarchiveMemoryReply:
+        rows = self._memories.unarchive(caller.namespace, request.ids)
+        return pb.UnarchiveMemoryReply(unarchived=[memory_message(row) for row in rows])
 
     def ClusterMemories(self, request: pb.ClusterMemoriesRequest, caller: Caller) -> pb.ClusterMemoriesReply:
         clusters = self._memories.clusters(caller.namespace,

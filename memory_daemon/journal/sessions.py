@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -73,6 +73,12 @@ class SessionMemory:
     def add_note(self, namespace: str, session_id: str, memory_id: str, text: str, at: datetime) -> None:
         """A memory saved in the session; a no-op without a session id."""
         self._add(namespace, session_id, WorkingItem("note", memory_id, _one_line(text), at))
+
+    def drop(self, ids: Iterable[str]) -> None:
+        """Forget the items of memories or decisions that no longer exist."""
+        gone = set(ids)
+        if gone:
+            self._buffers.remove(lambda item: item.id in gone)
 
     def working_memory(self, namespace: str, session_id: str) -> list[WorkingItem]:
         """The session's last `size` items, newest first; [] for an unknown or idle-pruned session."""

@@ -23,6 +23,7 @@ from memory_daemon.memory.dynamics import (
 )
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
+from memory_daemon.store.corrections import CorrectionRepository, Forgotten
 from memory_daemon.core.timefmt import parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
 from memory_daemon.retrieval.vectors import VectorIndex
@@ -54,6 +55,7 @@ EMBED_BATCH = 32
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
 PARTIAL_UPDATE_KEY = "partially_updates"  # meta key: the memory a partial update revises, which stays current
 QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
+DEFAULT_FORGET_MATCHES, MAX_FORGET_MATCHES = 10, 50  # memories a forget by query previews or forgets
 
 
 _NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -154,6 +156,14 @@ class AnalyzeItem:
     namespace: str
 
 
+@dataclass(frozen=True)
+class ForgetOutcome:
+    forgotten: Forgotten
+    matches: tuple[MemoryRow, ...] = ()  # what a query found (the preview, or what was forgotten)
+    previewed: bool = False
+    purged: bool = False
+
+
 @dataclass
 class ImportOutcome:
     imported: int = 0
@@ -169,6 +179,7 @@ class MemoryService:
         self._graph = graph  # GraphService: facts stated in saved memories are recorded there
         self._limits = limits
         self._activation = activation
+        self._corrections = CorrectionRepository(repository.database)
         self._vectors = VectorIndex(repository.embeddings, retrieval.coarse_index_from, retrieval.coarse_probe_cells)
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
@@ -441,6 +452,89 @@ class MemoryService:
             raise NotFound(f"no memory with id {memory_id} in namespace {namespace!r}")
         self._rows.put([row])
         return row
+
+    # -- corrections -------------------------------------------------------------------------------------------
+
+    def forget(self, namespace: str, ids: Iterable[str], query: str = "", confirm: bool = False, limit: int = 0,
+               purge: bool = False, reason: str = "") -> ForgetOutcome:
+        """Delete memories of the caller's own namespace for good (by id, or a query's matches once confirmed)."""
+        wanted = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+        query = query.strip()
+        if bool(wanted) == bool(query):
+            raise InvalidArgument("forget_memory needs either ids or a query, not both")
+        reason = checked_text(reason, "reason", self._limits.max_source_chars, required=False)
+        if query:
+            if not 0 <= limit <= MAX_FORGET_MATCHES:
+                raise InvalidArgument(f"limit must be between 1 and {MAX_FORGET_MATCHES}, got {limit}")
+            self._checked_text(query, "query")
+            matches = tuple(hit.memory for hit in self.search(namespace, query, limit or DEFAULT_FORGET_MATCHES, (),
+                                                              "", "", include_history=True)
+                            if hit.memory.namespace == namespace)
+            if not confirm:
+                return ForgetOutcome(Forgotten(tuple((m.id, m.content) for m in matches)), matches, previewed=True)
+            wanted = [m.id for m in matches]
+        else:
+            matches = tuple(self.open(namespace, wanted))
+            foreign = [m.id for m in matches if m.namespace != namespace]
+            if foreign:
+                raise InvalidArgument(f"{', '.join(foreign)} belong to the shared {GLOBAL_NAMESPACE!r} namespace; "
+                                      f"forget them from there")
+        forgotten = self._corrections.forget(wanted, namespace, reason, utc_now())
+        self._drop_from_caches(namespace, [memory_id for memory_id, _ in forgotten.memories],
+                               [text for _, text in forgotten.memories])
+        purged = bool(purge and forgotten.memories)
+        if purged:
+            self._repository.database.rewrite()
+        return ForgetOutcome(forgotten, matches, purged=purged)
+
+    def edit(self, namespace: str, memory_id: str, content: str, reason: str = "",
+             drop_history: bool = False) -> tuple[MemoryRow, int]:
+        """Replace a memory's text (same id); search, facts and embedding follow. Returns (row, history versions)."""
+        checked_text(memory_id, "id", self._limits.max_id_chars)
+        content = self._checked_text(content, "content")
+        reason = checked_text(reason, "reason", self._limits.max_source_chars, required=False)
+        (old,) = self.open(namespace, [memory_id])
+        if old.namespace != namespace:
+            raise InvalidArgument(f"{old.id} belongs to the shared {GLOBAL_NAMESPACE!r} namespace; edit it from there")
+        analysis = self._activation.analyze(content, "", None, remember_turn=False) \
+            if self._activation is not None else None
+        entities = self._kept_entities(e.key for e in analysis.entities) if analysis is not None else old.entities
+        new = replace(old, content=content, entities=entities or old.entities)
+        embedding = analysis.embedding if analysis is not None else None
+        versions = self._corrections.edit(old, new, embedding, reason, utc_now(), keep_history=not drop_history)
+        if drop_history:
+            self._corrections.scrub(namespace, [old.content])
+        if self._graph is not None:
+            self._corrections.forget_facts_of(old.id, namespace)
+        self._drop_from_caches(namespace, [old.id], [old.content] if drop_history else [])
+        self._rows.put([new])
+        if analysis is not None:
+            self._record_facts(namespace, old.id, analysis, None)
+        return new, versions
+
+    def unarchive(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
+        """Archived memories of the caller's namespace back into search, counted as used now."""
+        wanted = [row.id for row in self.open(namespace, ids) if row.namespace == namespace]
+        rows = self._corrections.unarchive(wanted, namespace, utc_now()) if wanted else []
+        self._rows.put(rows)
+        return rows
+
+    def history(self, memory_id: str) -> list[tuple[int, str, object, str]]:
+        return self._corrections.history(memory_id)
+
+    def _drop_from_caches(self, namespace: str, ids: list[str], texts: list[str]) -> None:
+        """Every RAM copy of forgotten memories or texts: rows, indexes (reloaded on the next search), session notes,
+        recent turns and analyses, the relation model's pair cache, query vectors, the graph's edges."""
+        self._rows.drop(ids)
+        self.forget_indexes([namespace])
+        if self._sessions is not None:
+            self._sessions.drop(ids)
+        if self._activation is not None and texts:
+            self._activation.forget_texts(texts)
+        with self._query_vectors_lock:
+            self._query_vectors.clear()
+        if self._graph is not None:
+            self._graph.forget_caches([namespace])
 
     # -- dynamics ----------------------------------------------------------------------------------------------
 

@@ -27,6 +27,12 @@ class RowCache:
             for row in rows:
                 self._rows[row.id] = row
 
+    def drop(self, ids: Iterable[str]) -> None:
+        """Forget rows deleted from the store; a later get_many asks the store, which no longer has them."""
+        with self._lock:
+            for memory_id in ids:
+                self._rows.pop(memory_id, None)
+
     def mark_superseded(self, memory_id: str, successor_id: str, at: datetime) -> None:
         with self._lock:
             row = self._rows.get(memory_id)

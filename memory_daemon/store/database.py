@@ -80,16 +80,17 @@ class Database:
         # deletion"); writes are short, so one writer at a time costs little and never conflicts.
         self._write_lock = threading.Lock()
         self._writes = 0
+        self._generation = 0  # moves when rewrite() swaps the file in: every thread's cursor is then reopened
         self._migrate()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """This thread's cursor; DuckDB connections must not be shared between threads."""
         cursor = getattr(self._local, "cursor", None)
-        if cursor is None:
-            cursor = self._connection.cursor()
-            self._local.cursor = cursor
+        if cursor is None or getattr(self._local, "generation", 0) != self._generation:
             with self._cursors_lock:
+                cursor = self._connection.cursor()
                 self._cursors.append(cursor)
+            self._local.cursor, self._local.generation = cursor, self._generation
         return cursor
 
     def new_cursor(self) -> duckdb.DuckDBPyConnection:
@@ -168,6 +169,46 @@ class Database:
         a read that began before the last commit runs; the caller tries again."""
         with self._write_lock:
             self._checkpoint_cursor.execute("CHECKPOINT")
+
+    def rewrite(self) -> int:
+        """Copy every table into a fresh file and swap it in for this one; returns the file's new size in bytes.
+
+        DELETE and CHECKPOINT free a row's blocks, but the freed blocks keep its bytes until DuckDB reuses them; a
+        copy holds live rows only. Run under the write lock with every cursor closed, so nothing writes meanwhile;
+        a read that was running on another thread fails and is answered with an error."""
+        import os
+        import stat
+
+        fresh = self.path.with_name(self.path.name + ".rewrite")
+        with self._write_lock, self._cursors_lock:
+            for cursor in self._cursors:
+                cursor.close()
+            self._cursors.clear()
+            self._generation += 1
+            self._checkpoint_cursor.execute("CHECKPOINT")
+            for leftover in (fresh, wal_path_of(fresh)):
+                leftover.unlink(missing_ok=True)
+            (catalog,) = first_row(self._checkpoint_cursor.execute("SELECT current_database()"))
+            quoted_path = str(fresh).replace("'", "''")
+            try:
+                self._checkpoint_cursor.execute(f"ATTACH '{quoted_path}' AS cortexd_rewrite")
+                try:
+                    self._checkpoint_cursor.execute(f'COPY FROM DATABASE "{catalog}" TO cortexd_rewrite')
+                finally:
+                    self._checkpoint_cursor.execute("DETACH cortexd_rewrite")
+                os.chmod(fresh, stat.S_IMODE(self.path.stat().st_mode))
+            except BaseException:
+                for leftover in (fresh, wal_path_of(fresh)):
+                    leftover.unlink(missing_ok=True)
+                raise
+            self._checkpoint_cursor.close()
+            self._connection.close()
+            os.replace(fresh, self.path)
+            self._connection = duckdb.connect(str(self.path),
+                                              config={"wal_autocheckpoint": DUCKDB_AUTOMATIC_CHECKPOINT_OFF})
+            self._checkpoint_cursor = self._connection.cursor()
+            self._writes += 1
+        return self.path.stat().st_size
 
     def close(self) -> None:
         """Close every cursor (ending whatever transaction a result still held), fold the WAL in and close the file.

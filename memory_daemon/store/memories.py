@@ -12,11 +12,11 @@ import numpy as np
 
 from memory_daemon.store.database import Database, first_row
 
-_COLUMNS = (
+MEMORY_COLUMNS = (
     "id, namespace, content, tags, entities, strength, created_at, last_used_at, "
     "use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at, long_term, archived_at"
 )
-_INSERT = f"INSERT INTO memories ({_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 20)})"
+_INSERT = f"INSERT INTO memories ({MEMORY_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 20)})"
 EMBEDDING_DIMENSIONS = 384
 INSERT_CHUNK = 200
 
@@ -55,7 +55,7 @@ class MemoryRow:
         return " ".join((self.content, *self.tags, *self.entities)).lower()
 
 
-def _vector(embedding: Sequence[float] | None) -> list[float] | None:
+def stored_vector(embedding: Sequence[float] | None) -> list[float] | None:
     if embedding is None:
         return None
     vector = [float(x) for x in embedding]
@@ -64,7 +64,7 @@ def _vector(embedding: Sequence[float] | None) -> list[float] | None:
     return vector
 
 
-def _row(values: Sequence) -> MemoryRow:
+def memory_row(values: Sequence) -> MemoryRow:
     (id_, namespace, content, tags, entities, strength, created_at, last_used_at,
      use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at, long_term,
      archived_at) = values
@@ -83,15 +83,19 @@ class MemoryRepository:
     def __init__(self, database: Database) -> None:
         self._db = database
 
+    @property
+    def database(self) -> Database:
+        return self._db
+
     def insert(self, row: MemoryRow, embedding: Sequence[float] | None = None) -> None:
         with self._db.writing() as cursor:
-            cursor.execute(_INSERT, row.as_params() + [_vector(embedding)])
+            cursor.execute(_INSERT, row.as_params() + [stored_vector(embedding)])
 
     def insert_many(self, rows: Sequence[MemoryRow], embeddings: Sequence[Sequence[float] | None] | None = None) -> None:
         """Multi-row INSERTs in one transaction: DuckDB pays per statement, and executemany is one per row."""
         if not rows:
             return
-        vectors = [_vector(e) for e in embeddings] if embeddings is not None else [None] * len(rows)
+        vectors = [stored_vector(e) for e in embeddings] if embeddings is not None else [None] * len(rows)
         params = [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)]
         with self._db.transaction() as cursor:
             for start in range(0, len(params), INSERT_CHUNK):
@@ -119,10 +123,10 @@ class MemoryRepository:
             return []
         # An IN list is answered from the primary-key index; list_contains would scan the table.
         rows = self._db.cursor().execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(ids))}) AND list_contains(?, namespace)",
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(ids))}) AND list_contains(?, namespace)",
             [*ids, list(namespaces)],
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def mark_superseded(self, memory_id: str, successor_id: str, at: datetime) -> None:
         """Record that a newer memory replaces this one; the first successor wins, nothing is deleted."""
@@ -147,10 +151,10 @@ class MemoryRepository:
         with self._db.writing() as cursor:
             rows = cursor.execute(
                 f"UPDATE memories SET long_term = true WHERE id IN ({', '.join('?' * len(memory_ids))}) "
-                f"AND list_contains(?, namespace) RETURNING {_COLUMNS}",
+                f"AND list_contains(?, namespace) RETURNING {MEMORY_COLUMNS}",
                 [*memory_ids, list(namespaces)],
             ).fetchall()
-        return [_row(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def archive(self, memory_ids: Sequence[str], at: datetime) -> None:
         if memory_ids:
@@ -163,24 +167,24 @@ class MemoryRepository:
 
     def recent_in_session(self, namespace: str, session_id: str, limit: int) -> list[MemoryRow]:
         rows = self._db.cursor().execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? ORDER BY created_at DESC LIMIT ?",
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? ORDER BY created_at DESC LIMIT ?",
             [namespace, session_id, limit],
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def page(self, namespace: str, offset: int, limit: int) -> list[MemoryRow]:
         rows = self._db.cursor().execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
             [namespace, limit, offset],
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def all_in(self, namespace: str) -> list[MemoryRow]:
         """Every memory of a namespace, oldest first: what the in-memory indexes are built from."""
         rows = self._db.cursor().execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? ORDER BY created_at", [namespace]
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? ORDER BY created_at", [namespace]
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def record_use(self, memory_id: str, namespaces: Sequence[str], used_at: datetime, strength_boost: float) -> MemoryRow | None:
         with self._db.writing() as cursor:
@@ -191,11 +195,11 @@ class MemoryRepository:
                    last_used_at = ?,
                    strength = round(least(2.0, strength + ?), 6)
              WHERE id = ? AND list_contains(?, namespace)
-            RETURNING {_COLUMNS}
+            RETURNING {MEMORY_COLUMNS}
             """,
                 [used_at, strength_boost, memory_id, list(namespaces)],
             ))
-        return _row(row) if row else None
+        return memory_row(row) if row else None
 
     def keyword_candidates(
         self,
@@ -210,7 +214,7 @@ class MemoryRepository:
         pattern = "|".join(re.escape(term) for term in terms)
         rows = self._db.cursor().execute(
             f"""
-            SELECT {_COLUMNS} FROM memories
+            SELECT {MEMORY_COLUMNS} FROM memories
              WHERE list_contains(?, namespace)
                AND list_has_all(tags, ?::VARCHAR[])
                AND (?::TIMESTAMP IS NULL OR created_at >= ?::TIMESTAMP)
@@ -222,14 +226,14 @@ class MemoryRepository:
             """,
             [list(namespaces), list(tags), since, since, until, until, pattern, list(terms), limit],
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def recent(self, namespaces: Sequence[str], limit: int) -> list[MemoryRow]:
         rows = self._db.cursor().execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE list_contains(?, namespace) ORDER BY created_at DESC LIMIT ?",
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE list_contains(?, namespace) ORDER BY created_at DESC LIMIT ?",
             [list(namespaces), limit],
         ).fetchall()
-        return [_row(r) for r in rows]
+        return [memory_row(r) for r in rows]
 
     def existing_external_ids(self, namespace: str, external_ids: Iterable[str]) -> set[str]:
         rows = self._db.cursor().execute(

@@ -195,4 +195,32 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX item_embeddings_namespace ON item_embeddings (namespace)",
         ),
     ),
+    (
+        9,
+        (
+            # The user's corrections (memory_daemon/store/corrections.py). A forgotten memory leaves a tombstone
+            # without its text, so an export says it was removed; an edited memory keeps its earlier texts here
+            # (one row per version, `id` = "<memory id>#<version>"), unless the edit asked to drop them.
+            """
+            CREATE TABLE memory_tombstones (
+                id           VARCHAR PRIMARY KEY,   -- the forgotten memory's id
+                namespace    VARCHAR NOT NULL,
+                forgotten_at TIMESTAMP NOT NULL,
+                reason       VARCHAR NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE memory_history (
+                id          VARCHAR PRIMARY KEY,
+                namespace   VARCHAR NOT NULL,
+                memory_id   VARCHAR NOT NULL,
+                version     INTEGER NOT NULL,      -- 1 is the text first saved
+                content     VARCHAR NOT NULL,
+                replaced_at TIMESTAMP NOT NULL,
+                reason      VARCHAR NOT NULL
+            )
+            """,
+            "CREATE INDEX memory_history_memory ON memory_history (memory_id)",
+        ),
+    ),
 )

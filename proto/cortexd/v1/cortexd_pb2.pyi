@@ -1171,6 +1171,78 @@ class CollectGarbageReply(_message.Message):
     long_term_kept: int
     def __init__(self, archived: _Optional[_Iterable[str]] = ..., checked: _Optional[int] = ..., long_term_kept: _Optional[int] = ...) -> None: ...
 
+class ForgetMemoryRequest(_message.Message):
+    __slots__ = ("ids", "query", "confirm", "limit", "purge", "reason")
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    CONFIRM_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PURGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    query: str
+    confirm: bool
+    limit: int
+    purge: bool
+    reason: str
+    def __init__(self, ids: _Optional[_Iterable[str]] = ..., query: _Optional[str] = ..., confirm: _Optional[bool] = ..., limit: _Optional[int] = ..., purge: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ForgottenMemory(_message.Message):
+    __slots__ = ("id", "preview")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    preview: str
+    def __init__(self, id: _Optional[str] = ..., preview: _Optional[str] = ...) -> None: ...
+
+class ForgetMemoryReply(_message.Message):
+    __slots__ = ("memories", "previewed", "facts_removed", "replies_removed", "contexts_cleared", "purged")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    PREVIEWED_FIELD_NUMBER: _ClassVar[int]
+    FACTS_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    REPLIES_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    CONTEXTS_CLEARED_FIELD_NUMBER: _ClassVar[int]
+    PURGED_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[ForgottenMemory]
+    previewed: bool
+    facts_removed: int
+    replies_removed: int
+    contexts_cleared: int
+    purged: bool
+    def __init__(self, memories: _Optional[_Iterable[_Union[ForgottenMemory, _Mapping]]] = ..., previewed: _Optional[bool] = ..., facts_removed: _Optional[int] = ..., replies_removed: _Optional[int] = ..., contexts_cleared: _Optional[int] = ..., purged: _Optional[bool] = ...) -> None: ...
+
+class EditMemoryRequest(_message.Message):
+    __slots__ = ("id", "content", "reason", "drop_history")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DROP_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    content: str
+    reason: str
+    drop_history: bool
+    def __init__(self, id: _Optional[str] = ..., content: _Optional[str] = ..., reason: _Optional[str] = ..., drop_history: _Optional[bool] = ...) -> None: ...
+
+class EditMemoryReply(_message.Message):
+    __slots__ = ("memory", "history_versions")
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    history_versions: int
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., history_versions: _Optional[int] = ...) -> None: ...
+
+class UnarchiveMemoryRequest(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UnarchiveMemoryReply(_message.Message):
+    __slots__ = ("unarchived",)
+    UNARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    unarchived: _containers.RepeatedCompositeFieldContainer[Memory]
+    def __init__(self, unarchived: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
 class ClusterMemoriesRequest(_message.Message):
     __slots__ = ("similarity", "limit")
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]

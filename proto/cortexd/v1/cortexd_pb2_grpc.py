@@ -112,6 +112,21 @@ class MemoryServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageReply.FromString,
                 _registered_method=True)
+        self.ForgetMemory = channel.unary_unary(
+                '/cortexd.v1.MemoryService/ForgetMemory',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ForgetMemoryRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ForgetMemoryReply.FromString,
+                _registered_method=True)
+        self.EditMemory = channel.unary_unary(
+                '/cortexd.v1.MemoryService/EditMemory',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.EditMemoryRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.EditMemoryReply.FromString,
+                _registered_method=True)
+        self.UnarchiveMemory = channel.unary_unary(
+                '/cortexd.v1.MemoryService/UnarchiveMemory',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryReply.FromString,
+                _registered_method=True)
         self.ClusterMemories = channel.unary_unary(
                 '/cortexd.v1.MemoryService/ClusterMemories',
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesRequest.SerializeToString,
@@ -280,6 +295,36 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetMemory(self, request, context):
+        """Forget memories for good: by id, or every memory matching a query (a
+        query only previews its matches unless `confirm` is set). Deletes each
+        memory and what was derived from it (its embedding, index entries, the
+        facts it alone was the source of, stored replies holding its text, copies
+        of it in other memories' context) and keeps a tombstone without content,
+        so an export says it was removed. `purge` also rewrites the store file so
+        that no free block keeps the text (use it for a secret).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EditMemory(self, request, context):
+        """Correct a memory's text in place: the id stays, search, facts and
+        embedding follow the new text, and the old text is kept in the memory's
+        edit history (unless `drop_history`, for a secret).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnarchiveMemory(self, request, context):
+        """Bring archived memories back: they are searched again, and count as used
+        now, so the next garbage collection does not archive them at once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ClusterMemories(self, request, context):
         """Groups of near-duplicate memories, by embedding similarity.
         """
@@ -419,6 +464,21 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.CollectGarbage,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageReply.SerializeToString,
+            ),
+            'ForgetMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetMemory,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ForgetMemoryRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ForgetMemoryReply.SerializeToString,
+            ),
+            'EditMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditMemory,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.EditMemoryRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.EditMemoryReply.SerializeToString,
+            ),
+            'UnarchiveMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnarchiveMemory,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryReply.SerializeToString,
             ),
             'ClusterMemories': grpc.unary_unary_rpc_method_handler(
                     servicer.ClusterMemories,
@@ -859,6 +919,87 @@ class MemoryService:
             '/cortexd.v1.MemoryService/CollectGarbage',
             cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.CollectGarbageReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ForgetMemory',
+            cortexd_dot_v1_dot_cortexd__pb2.ForgetMemoryRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ForgetMemoryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EditMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/EditMemory',
+            cortexd_dot_v1_dot_cortexd__pb2.EditMemoryRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.EditMemoryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnarchiveMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/UnarchiveMemory',
+            cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryReply.FromString,
             options,
             channel_credentials,
             insecure,
