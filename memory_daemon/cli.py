@@ -8,9 +8,14 @@ import sys
 from pathlib import Path
 
 
+# Verbs whose answer does not depend on the namespace: they do not say which one they resolved.
+NAMESPACE_FREE_VERBS = frozenset({"status", "doctor", "backup", "tools", "namespaces"})
+
+
 def _add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--daemon", help="daemon address: unix:/path.sock or HOST:PORT (default: $CORTEXD_ADDRESS or the user socket)")
-    parser.add_argument("--namespace", help="namespace to work in (default: 'default')")
+    parser.add_argument("--namespace", help="namespace to work in (default: $CORTEXD_NAMESPACE, else the git "
+                                            "repository's name, else 'default'; the same rule as the proxy and hooks)")
     parser.add_argument("--token-file", help="bearer token file for TCP (default: $CORTEXD_TOKEN_FILE)")
     parser.add_argument("--tls-ca", help="CA certificate (PEM) that signs a TCP daemon's TLS certificate "
                                          "(default: $CORTEXD_TLS_CA)")
@@ -55,8 +60,11 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     status = verbs.add_parser("status", help="show the daemon's status")
     _add_client_options(status)
 
+    namespaces = verbs.add_parser("namespaces", help="list the store's namespaces with their counts")
+    _add_client_options(namespaces)
+
     remember = verbs.add_parser("remember", help="save a memory")
-    remember.add_argument("text")
+    remember.add_argument("text", help="the memory's text; - reads it from stdin")
     remember.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
     remember.add_argument("--strength", type=float, help="importance in [0, 2]")
     _add_client_options(remember)
@@ -263,8 +271,8 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from cortexd.connect import read_token, resolve_address
     from memory_daemon.core.config import (
-        DaemonSettings, Limits, default_data_dir, load_activation_settings, load_retrieval_settings,
-        load_store_settings,
+        DaemonSettings, Limits, default_data_dir, load_activation_settings, load_redaction_settings,
+        load_retrieval_settings, load_store_settings,
     )
     from memory_daemon.core.logs import configure_logging
     from memory_daemon.api.server import EXIT_BAD_CONFIG, exit_status, run
@@ -284,6 +292,7 @@ def _serve(args: argparse.Namespace) -> int:
             activation=load_activation_settings(),
             retrieval=load_retrieval_settings(),
             store=load_store_settings(),
+            redaction=load_redaction_settings(),
         )
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)
@@ -298,7 +307,7 @@ def _proxy(args: argparse.Namespace) -> int:
     from memory_daemon import __version__
     from memory_daemon.core.config_file import config_path
     from proxy_server.daemon_link import DaemonLink
-    from proxy_server.namespace import namespace_for
+    from proxy_server.namespace import BadNamespace, resolve_namespace
     from proxy_server.server import run_http, run_stdio
 
     settings = None
@@ -313,12 +322,15 @@ def _proxy(args: argparse.Namespace) -> int:
             return 2
     try:
         tls_ca = read_tls_ca(args.tls_ca)
-    except (OSError, ValueError) as error:
+        namespace = resolve_namespace(args.namespace, Path.cwd())
+    except (OSError, ValueError, BadNamespace) as error:
         print(f"cortexd proxy: {error}", file=sys.stderr)
         return 2
+    if not namespace.explicit:
+        print(f"cortexd proxy: {namespace.describe()}", file=sys.stderr)
     link = DaemonLink(
         address=resolve_address(args.daemon),
-        namespace=args.namespace or namespace_for(Path.cwd()),
+        namespace=namespace.name,
         token=read_token(args.token_file),
         auto_start=args.auto_start,
         data_dir=args.data_dir,
@@ -338,9 +350,14 @@ def _client_verb(args: argparse.Namespace) -> int:
 
     from cortexd.connect import read_tls_ca, read_token
     from memory_daemon.client.python_client import CortexdClient, as_dict
+    from proxy_server.namespace import resolve_namespace
 
     try:
-        client = CortexdClient(args.daemon, args.namespace, read_token(args.token_file),
+        namespace = resolve_namespace(args.namespace, Path.cwd())
+        if not namespace.explicit and args.verb not in NAMESPACE_FREE_VERBS \
+                and not getattr(args, "all_namespaces", False):
+            print(f"cortexd: {namespace.describe()}", file=sys.stderr)
+        client = CortexdClient(args.daemon, namespace.name, read_token(args.token_file),
                                tls_ca=read_tls_ca(args.tls_ca) if args.tls_ca else None)
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)
@@ -403,8 +420,15 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
     if args.verb == "status":
         status = as_dict(client.get_status())
         _print(args, status, _status_text(status))
+    elif args.verb == "namespaces":
+        listed = as_dict(client.list_namespaces())["namespaces"]
+        lines = [f"{'namespace':<24} {'memories':>9} {'facts':>7} {'episodes':>9} {'decisions':>10}"] + [
+            f"{n['namespace']:<24} {int(n['memories']):>9} {int(n['facts']):>7} {int(n['episodes']):>9} "
+            f"{int(n['decisions']):>10}" for n in listed]
+        _print(args, {"namespaces": listed}, "\n".join(lines) if listed else "the store holds no namespace yet")
     elif args.verb == "remember":
-        fields = {"content": args.text, "tags": args.tag, "source": "cli"}
+        text = sys.stdin.read() if args.text == "-" else args.text
+        fields = {"content": text, "tags": args.tag, "source": "cli"}
         if args.strength is not None:
             fields["strength"] = args.strength
         memory = as_dict(client.save_memory(**fields, idempotency_key=args.idempotency_key))["memory"]

@@ -419,8 +419,8 @@ async def test_passive_capture_stores_a_redacted_observation(shared_daemon, http
     assert [e.title for e in episodes] == ["notes__create_issue: Billing database"]
     episode = episodes[0]
     assert decision in episode.body and request in episode.body
-    assert '"token": "[REDACTED]"' in episode.body and "GITHUB_TOKEN=[REDACTED]" in episode.body
-    assert "password=[REDACTED]" in episode.body and "Bearer [REDACTED]" in episode.body
+    assert '"token": "[REDACTED]"' in episode.body and "GITHUB_TOKEN=[REDACTED:github-token]" in episode.body
+    assert "password=[REDACTED:password]" in episode.body and "Bearer [REDACTED:api-key]" in episode.body
     # The decision is saved too when the intent model is confident enough (it is, with the model in models/intent);
     # the sentences that held secrets never are.
     assert {m.content for m in memories} <= {decision, request}

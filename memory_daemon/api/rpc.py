@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from google.protobuf import json_format
 
-from cortexd.connect import MAX_MESSAGE_BYTES
+from cortexd.connect import GLOBAL_NAMESPACE, MAX_MESSAGE_BYTES
 from cortexd.v1 import cortexd_pb2 as pb
 from memory_daemon import __version__
 from memory_daemon.activation.analyzer import Analysis
@@ -22,7 +22,9 @@ from memory_daemon.core.config import Limits
 from memory_daemon.core.errors import InvalidArgument, Unavailable
 from memory_daemon.core.validation import checked_text, json_depth
 from memory_daemon.context.preflight import TOKEN_ESTIMATOR, ContextCompiler
-from memory_daemon.memory.service import AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory
+from memory_daemon.memory.service import (
+    AnalyzeItem, ImportItem, ImportOutcome, MemoryService, NewMemory, checked_namespace,
+)
 from memory_daemon.journal.observations import Observation, ObservationRecorder
 from memory_daemon.api.proxy_health import ProxyHealthBoard
 from preprocessing.dedup import DedupVerdict
@@ -55,6 +57,17 @@ def reply_meta(meta: dict) -> dict:
             return meta
         problem = f"{size} bytes of JSON, past the limit of {_REPLY_META.max_meta_bytes}"
     return {"cortexd_meta_omitted": f"this memory's meta is {problem}; the store keeps it (`cortexd export`)"}
+
+
+def readable_namespace(requested: str, caller: Caller) -> str:
+    """The namespace a read names, when the caller may read it: its own or the shared global one."""
+    checked_namespace(requested or caller.namespace)
+    if not requested or requested == caller.namespace:
+        return caller.namespace
+    if requested == GLOBAL_NAMESPACE:
+        return requested
+    raise InvalidArgument(f"namespace {requested[:64]!r}: this call reads only the caller's namespace "
+                          f"{caller.namespace!r} and {GLOBAL_NAMESPACE!r}; connect with that namespace instead")
 
 
 def memory_message(row: MemoryRow) -> pb.Memory:
@@ -157,7 +170,7 @@ class MemoryRpc:
         )
 
     def AnalyzeMessage(self, request: pb.AnalyzeMessageRequest, caller: Caller) -> pb.AnalyzeMessageReply:
-        item = AnalyzeItem(request.message, request.session_id, request.namespace or caller.namespace)
+        item = AnalyzeItem(request.message, request.session_id, readable_namespace(request.namespace, caller))
         return analysis_message(self._memories.analyze([item])[0])
 
     def AnalyzeMessages(self, request: pb.AnalyzeMessagesRequest, caller: Caller) -> pb.AnalyzeMessagesReply:
@@ -165,6 +178,7 @@ class MemoryRpc:
             raise InvalidArgument(f"items: at most {MAX_ANALYZE_BATCH} per call, got {len(request.items)}")
         for item in request.items:  # each id comes back in the reply
             checked_text(item.id, "items.id", self.limits.max_id_chars, required=False)
+        # A script's batch names each record's namespace, as an import does; the MCP tool above cannot.
         items = [AnalyzeItem(i.message, i.session_id, i.namespace or caller.namespace) for i in request.items]
         analyses = self._memories.analyze(items)
         return pb.AnalyzeMessagesReply(
@@ -314,6 +328,11 @@ class MemoryRpc:
     def UnarchiveMemory(self, request: pb.UnarchiveMemoryRequest, caller: Caller) -> pb.UnarchiveMemoryReply:
         rows = self._memories.unarchive(caller.namespace, request.ids)
         return pb.UnarchiveMemoryReply(unarchived=[memory_message(row) for row in rows])
+
+    def ListNamespaces(self, request: pb.ListNamespacesRequest, caller: Caller) -> pb.ListNamespacesReply:
+        return pb.ListNamespacesReply(namespaces=[
+            pb.NamespaceCounts(namespace=name, memories=m, facts=f, episodes=e, decisions=d)
+            for name, m, f, e, d in self._memories.namespaces()])
 
     def ClusterMemories(self, request: pb.ClusterMemoriesRequest, caller: Caller) -> pb.ClusterMemoriesReply:
         clusters = self._memories.clusters(caller.namespace,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import os
 import signal
 import stat
@@ -23,6 +24,7 @@ from memory_daemon import __version__
 from memory_daemon.activation.analyzer import ActivationPipeline
 from memory_daemon.core.config import DaemonSettings
 from memory_daemon.core.errors import CortexdError
+from memory_daemon.core.secrets import SecretFilter
 from memory_daemon.api.interceptors import AccessLogInterceptor, BearerTokenInterceptor, MetricsInterceptor
 from memory_daemon.api.request_decoding import RequestDecodingInterceptor
 from memory_daemon.api.lock import AlreadyRunning, DaemonLock
@@ -196,10 +198,14 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
 
     model_loader = threading.Thread(target=load_models, name="cortexd-model-load", daemon=True)
     model_loader.start()
-    graph = GraphService(GraphRepository(database), settings.limits)
+    secrets = SecretFilter(settings.redaction.off_in_namespaces)
+    for namespace in sorted(secrets.off_in):
+        log_event("redaction_off", level=logging.WARNING, namespace=namespace,
+                  detail="[redaction] off_in_namespaces: secrets saved in this namespace are stored as typed")
+    graph = GraphService(GraphRepository(database), settings.limits, secrets)
     sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
-    decisions = DecisionLog(DecisionRepository(database), sessions, limits=settings.limits)
-    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions)
+    decisions = DecisionLog(DecisionRepository(database), sessions, limits=settings.limits, secrets=secrets)
+    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions, secrets)
     search = unified_search(memories, database, activation.embed, settings.retrieval, graph)
     compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions)
     rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph, compiler, search), GraphRpc(graph),

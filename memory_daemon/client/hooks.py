@@ -164,7 +164,7 @@ def run_event(event: HookEvent, settings: HookSettings, deadline: float, address
               namespace: str | None = None, token_file: str | None = None) -> str:
     """The context block for one event ('' when there is nothing to add); never starts a daemon."""
     from cortexd.connect import is_unix_address, read_token, resolve_address, socket_path_of
-    from proxy_server.namespace import namespace_for
+    from proxy_server.namespace import resolve_namespace
 
     if not (event.prompt.strip() if event.kind == "user-prompt" else event.session_id):
         return ""
@@ -172,7 +172,7 @@ def run_event(event: HookEvent, settings: HookSettings, deadline: float, address
     if is_unix_address(address) and not socket_path_of(address).exists():
         _debug(f"no daemon at {address}")
         return ""  # without paying for the gRPC import
-    namespace = namespace or namespace_for(Path(event.cwd) if event.cwd else Path.cwd())
+    namespace = resolve_namespace(namespace, Path(event.cwd) if event.cwd else Path.cwd()).name
     with DaemonCalls(address, namespace, read_token(token_file), deadline) as daemon:
         if event.kind == "user-prompt":
             return user_prompt_block(daemon, event, settings)

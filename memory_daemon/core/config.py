@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_daemon.core.config_file import raw_table
 
@@ -114,6 +114,21 @@ class StoreSettings(BaseModel):
     checkpoint_idle_seconds: float = Field(5.0, gt=0.0)  # or once no write came for this long
 
 
+class RedactionSettings(BaseModel):
+    """Where secrets may be stored as typed: `[redaction]` in config.toml or CORTEXD_REDACTION_<NAME> env vars
+    (a comma-separated list). Everywhere else every write is redacted before it is stored; the daemon logs a
+    warning at start for each namespace listed here."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    off_in_namespaces: tuple[str, ...] = ()
+
+    @field_validator("off_in_namespaces", mode="before")
+    @classmethod
+    def _split(cls, value):
+        return tuple(part.strip() for part in value.split(",") if part.strip()) if isinstance(value, str) else value
+
+
 class DaemonSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -130,6 +145,7 @@ class DaemonSettings(BaseModel):
     activation: ActivationSettings = ActivationSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     store: StoreSettings = StoreSettings()
+    redaction: RedactionSettings = RedactionSettings()
     worker_threads: int = Field(4, gt=0)
 
     @property
@@ -150,6 +166,11 @@ def load_retrieval_settings(path: Path | None = None, environ: dict[str, str] | 
 def load_store_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> StoreSettings:
     """The file's `[store]` table, overridden by CORTEXD_STORE_<FIELD> variables."""
     return _load_table("store", StoreSettings, "CORTEXD_STORE_", path, environ)
+
+
+def load_redaction_settings(path: Path | None = None, environ: dict[str, str] | None = None) -> RedactionSettings:
+    """The file's `[redaction]` table, overridden by CORTEXD_REDACTION_<FIELD> variables."""
+    return _load_table("redaction", RedactionSettings, "CORTEXD_REDACTION_", path, environ)
 
 
 def _load_table(table: str, model, prefix: str, path: Path | None, environ: dict[str, str] | None):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory_daemon.core.config import Limits
+from memory_daemon.core.secrets import SecretFilter
 from memory_daemon.graph.edges import EdgeIndex
 from memory_daemon.core.errors import InvalidArgument, NotFound
 from memory_daemon.core.validation import checked_text
@@ -152,9 +153,11 @@ def _limit(value: int, default: int = DEFAULT_LIMIT) -> int:
 
 
 class GraphService:
-    def __init__(self, repository: GraphRepository, limits: Limits = Limits()) -> None:
+    def __init__(self, repository: GraphRepository, limits: Limits = Limits(),
+                 secrets: SecretFilter = SecretFilter()) -> None:
         self._repository = repository
         self._limits = limits
+        self._secrets = secrets
         self._db = repository.database
         # Entities are never changed or deleted, so a name, once resolved, stays resolved; a name that resolved
         # to nothing stays unresolved until this service creates an entity with that key.
@@ -168,6 +171,9 @@ class GraphService:
     def upsert_fact(self, namespace: str, request: FactInput) -> FactOutcome:
         """Place a fact in its (subject, predicate) timeline: a change ends the value it replaces, a correction retracts it."""
         limits = self._limits
+        request = replace(request, subject=self._secrets.text(namespace, request.subject),
+                          object=self._secrets.text(namespace, request.object),
+                          source=self._secrets.text(namespace, request.source))
         subject = checked_text(request.subject, "subject", limits.max_name_chars)
         predicate = normalised_predicate(request.predicate)
         value = checked_text(request.object, "object", limits.max_value_chars)
@@ -285,6 +291,10 @@ class GraphService:
         kind = request.kind.strip().lower()
         if kind not in kinds:
             raise InvalidArgument(f"kind {request.kind[:40]!r} is not one of: {', '.join(kinds)}")
+        request = replace(request, title=self._secrets.text(namespace, request.title),
+                          body=self._secrets.text(namespace, request.body),
+                          files=self._secrets.texts(namespace, request.files),
+                          entities=self._secrets.texts(namespace, request.entities))
         title = checked_text(request.title, "title", self._limits.max_value_chars)
         body = checked_text(request.body, "body", self._limits.max_body_chars, required=False)
         files = _list(request.files, "files", self._limits)

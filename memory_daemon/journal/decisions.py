@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from memory_daemon.core.config import Limits
+from memory_daemon.core.secrets import SecretFilter
 from memory_daemon.core.errors import InvalidArgument, NotFound
 from memory_daemon.core.validation import checked_text
 from memory_daemon.graph.service import new_id, normalised_predicate
@@ -161,9 +162,10 @@ class DecisionLog:
 
     def __init__(self, repository: DecisionRepository, sessions: SessionMemory | None = None,
                  rules: TierRules = TierRules(), clock: Callable[[], datetime] = utc_now,
-                 limits: Limits = Limits()) -> None:
+                 limits: Limits = Limits(), secrets: SecretFilter = SecretFilter()) -> None:
         self._repository = repository
         self._limits = limits
+        self._secrets = secrets
         self._db = repository.database
         self._sessions = sessions if sessions is not None else SessionMemory()
         self._rules = rules
@@ -180,6 +182,9 @@ class DecisionLog:
     # -- writes --------------------------------------------------------------
 
     def log_decision(self, namespace: str, new: NewDecision) -> DecisionRow:
+        text = self._secrets.text
+        new = replace(new, question=text(namespace, new.question), chosen=text(namespace, new.chosen),
+                      options=self._secrets.texts(namespace, new.options), reasoning=text(namespace, new.reasoning))
         decision_type = normalised_predicate(new.type, "type")
         limits = self._limits
         question = checked_text(new.question, "question", limits.max_question_chars)
@@ -209,7 +214,8 @@ class DecisionLog:
         impact = 0.0 if impact_score is None else impact_score
         if not -1.0 <= impact <= 1.0:
             raise InvalidArgument(f"impact_score must be in [-1, 1], got {impact}")
-        learnings = checked_text(learnings, "learnings", self._limits.max_reasoning_chars, required=False)
+        learnings = checked_text(self._secrets.text(namespace, learnings), "learnings",
+                                 self._limits.max_reasoning_chars, required=False)
         now = self._clock()
         with self._db.transaction() as cursor:
             found = self._repository.by_id([namespace], [decision_id])

@@ -12,7 +12,7 @@ from memory_daemon.core.validation import loaded_json
 from memory_daemon.graph.service import OBSERVATION_KIND, EpisodeInput, GraphService
 from memory_daemon.memory.service import AnalyzeItem, MemoryService, NewMemory
 from memory_daemon.store import MemoryRow
-from proxy_server.redaction import REDACTED, redact_text, redact_value
+from proxy_server.redaction import MARKER_START, is_marker_only, redact_text, redact_value
 
 SAVED_ACTIONS = ("MUST_SAVE", "SHOULD_SAVE")  # and only when the analysis says should_save: conservative on purpose
 MAX_NAME_CHARS = 128
@@ -68,7 +68,7 @@ def headline(arguments: dict) -> str:
     """The first line of the first text argument: an issue's title, a commit message's subject."""
     for text in _strings(arguments):
         line = text.strip().splitlines()[0].strip() if text.strip() else ""
-        if line and line != REDACTED:
+        if line and not is_marker_only(line):
             return line[:200]
     return ""
 
@@ -80,7 +80,7 @@ def prose_sentences(value: object) -> Iterator[str]:
             sentence = _LIST_MARKER.sub("", piece).strip()
             # A sentence that held a secret says nothing worth keeping once the secret is gone.
             if len(sentence.split()) >= MIN_SENTENCE_WORDS and len(sentence) <= MAX_SENTENCE_CHARS \
-                    and REDACTED not in sentence:
+                    and MARKER_START not in sentence:
                 yield sentence
 
 

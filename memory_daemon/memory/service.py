@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from memory_daemon.core.config import Limits
+from memory_daemon.core.secrets import SecretFilter
 from memory_daemon.activation.analyzer import ActivationPipeline, Analysis
 from memory_daemon.core.errors import InvalidArgument, NotFound, Unavailable, known_fault
 from memory_daemon.core.priority import run_in_background
@@ -173,8 +174,10 @@ class ImportOutcome:
 
 class MemoryService:
     def __init__(self, repository: MemoryRepository, limits: Limits, activation: ActivationPipeline | None = None,
-                 graph=None, retrieval: RetrievalSettings = RetrievalSettings(), sessions=None) -> None:
+                 graph=None, retrieval: RetrievalSettings = RetrievalSettings(), sessions=None,
+                 secrets: SecretFilter = SecretFilter()) -> None:
         self._repository = repository
+        self._secrets = secrets  # every text stored is redacted first (but where config turns it off)
         self._sessions = sessions  # SessionMemory: memories saved in a session join its working memory
         self._graph = graph  # GraphService: facts stated in saved memories are recorded there
         self._limits = limits
@@ -348,6 +351,8 @@ class MemoryService:
             self._checked_text(item.message, "message")
             checked_text(item.session_id, "session_id", self._limits.max_id_chars, required=False)
             checked_namespace(item.namespace)
+        # The turns kept for context and the reply's context_used (which a hook saves) never hold a secret.
+        items = [replace(item, message=self._secrets.text(item.namespace, item.message)) for item in items]
         return self._activation.analyze_batch(
             [(item.message, item.session_id) for item in items],
             lambda index, embedding: self._neighbours(items[index].namespace, items[index].message)(embedding),
@@ -462,7 +467,8 @@ class MemoryService:
         query = query.strip()
         if bool(wanted) == bool(query):
             raise InvalidArgument("forget_memory needs either ids or a query, not both")
-        reason = checked_text(reason, "reason", self._limits.max_source_chars, required=False)
+        reason = checked_text(self._secrets.text(namespace, reason), "reason", self._limits.max_source_chars,
+                              required=False)
         if query:
             if not 0 <= limit <= MAX_FORGET_MATCHES:
                 raise InvalidArgument(f"limit must be between 1 and {MAX_FORGET_MATCHES}, got {limit}")
@@ -491,8 +497,9 @@ class MemoryService:
              drop_history: bool = False) -> tuple[MemoryRow, int]:
         """Replace a memory's text (same id); search, facts and embedding follow. Returns (row, history versions)."""
         checked_text(memory_id, "id", self._limits.max_id_chars)
-        content = self._checked_text(content, "content")
-        reason = checked_text(reason, "reason", self._limits.max_source_chars, required=False)
+        content = self._checked_text(self._secrets.text(namespace, content), "content")
+        reason = checked_text(self._secrets.text(namespace, reason), "reason", self._limits.max_source_chars,
+                              required=False)
         (old,) = self.open(namespace, [memory_id])
         if old.namespace != namespace:
             raise InvalidArgument(f"{old.id} belongs to the shared {GLOBAL_NAMESPACE!r} namespace; edit it from there")
@@ -617,6 +624,9 @@ class MemoryService:
 
     def count(self) -> int:
         return self._repository.count()
+
+    def namespaces(self) -> list[tuple[str, int, int, int, int]]:
+        return self._repository.namespace_counts()
 
     def forget_indexes(self, namespaces: Iterable[str]) -> None:
         """Rows reached these namespaces behind the indexes' back (a restore): drop the indexes so the next search
@@ -816,6 +826,10 @@ class MemoryService:
     def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
         """The row to store, once every field is within its limit; nothing is stored before this passes."""
         limits = self._limits
+        secrets = self._secrets
+        new = replace(new, content=secrets.text(namespace, new.content), context=secrets.text(namespace, new.context),
+                      tags=secrets.texts(namespace, new.tags), entities=secrets.texts(namespace, new.entities),
+                      source=secrets.text(namespace, new.source), meta=secrets.value(namespace, new.meta))
         content = self._checked_text(new.content, "content")
         strength = DEFAULT_STRENGTH if new.strength is None else new.strength
         if not 0.0 <= strength <= MAX_STRENGTH:

@@ -40,8 +40,8 @@ class EffectiveConfig:
 
 def config_tables() -> tuple[ConfigTable, ...]:
     from memory_daemon.core.config import (
-        ActivationSettings, RetrievalSettings, StoreSettings, load_activation_settings, load_retrieval_settings,
-        load_store_settings,
+        ActivationSettings, RedactionSettings, RetrievalSettings, StoreSettings, load_activation_settings,
+        load_redaction_settings, load_retrieval_settings, load_store_settings,
     )
     from memory_daemon.client.hooks import HOOK_FIELDS, load_hook_settings
 
@@ -49,6 +49,7 @@ def config_tables() -> tuple[ConfigTable, ...]:
         ConfigTable("activation", "CORTEXD_", tuple(ActivationSettings.model_fields), load_activation_settings),
         ConfigTable("retrieval", "CORTEXD_RETRIEVAL_", tuple(RetrievalSettings.model_fields), load_retrieval_settings),
         ConfigTable("store", "CORTEXD_STORE_", tuple(StoreSettings.model_fields), load_store_settings),
+        ConfigTable("redaction", "CORTEXD_REDACTION_", tuple(RedactionSettings.model_fields), load_redaction_settings),
         ConfigTable("hooks", "CORTEXD_HOOKS_", HOOK_FIELDS, load_hook_settings),
         ConfigTable("proxy", "CORTEXD_PROXY_", ("upstreams", "list_wait_seconds"), _proxy_summary),
     )

@@ -87,6 +87,17 @@ class MemoryRepository:
     def database(self) -> Database:
         return self._db
 
+    def namespace_counts(self) -> list[tuple[str, int, int, int, int]]:
+        """(namespace, memories, facts, episodes, decisions) for every namespace holding any of them, by name."""
+        rows = self._db.cursor().execute(
+            "SELECT namespace, sum(m), sum(f), sum(e), sum(d) FROM ("
+            " SELECT namespace, 1 AS m, 0 AS f, 0 AS e, 0 AS d FROM memories"
+            " UNION ALL SELECT namespace, 0, 1, 0, 0 FROM facts"
+            " UNION ALL SELECT namespace, 0, 0, 1, 0 FROM episodes"
+            " UNION ALL SELECT namespace, 0, 0, 0, 1 FROM decisions"
+            ") GROUP BY namespace ORDER BY namespace").fetchall()
+        return [(name, int(m), int(f), int(e), int(d)) for name, m, f, e, d in rows]
+
     def insert(self, row: MemoryRow, embedding: Sequence[float] | None = None) -> None:
         with self._db.writing() as cursor:
             cursor.execute(_INSERT, row.as_params() + [stored_vector(embedding)])

@@ -1243,6 +1243,30 @@ class UnarchiveMemoryReply(_message.Message):
     unarchived: _containers.RepeatedCompositeFieldContainer[Memory]
     def __init__(self, unarchived: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
 
+class ListNamespacesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class NamespaceCounts(_message.Message):
+    __slots__ = ("namespace", "memories", "facts", "episodes", "decisions")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    memories: int
+    facts: int
+    episodes: int
+    decisions: int
+    def __init__(self, namespace: _Optional[str] = ..., memories: _Optional[int] = ..., facts: _Optional[int] = ..., episodes: _Optional[int] = ..., decisions: _Optional[int] = ...) -> None: ...
+
+class ListNamespacesReply(_message.Message):
+    __slots__ = ("namespaces",)
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    namespaces: _containers.RepeatedCompositeFieldContainer[NamespaceCounts]
+    def __init__(self, namespaces: _Optional[_Iterable[_Union[NamespaceCounts, _Mapping]]] = ...) -> None: ...
+
 class ClusterMemoriesRequest(_message.Message):
     __slots__ = ("similarity", "limit")
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]

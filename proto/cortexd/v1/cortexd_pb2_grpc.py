@@ -127,6 +127,11 @@ class MemoryServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryReply.FromString,
                 _registered_method=True)
+        self.ListNamespaces = channel.unary_unary(
+                '/cortexd.v1.MemoryService/ListNamespaces',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ListNamespacesRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ListNamespacesReply.FromString,
+                _registered_method=True)
         self.ClusterMemories = channel.unary_unary(
                 '/cortexd.v1.MemoryService/ClusterMemories',
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.ClusterMemoriesRequest.SerializeToString,
@@ -325,6 +330,14 @@ class MemoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListNamespaces(self, request, context):
+        """Every namespace the store holds, with how many memories (archived
+        included), facts, episodes and decisions each has; `cortexd namespaces`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ClusterMemories(self, request, context):
         """Groups of near-duplicate memories, by embedding similarity.
         """
@@ -479,6 +492,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.UnarchiveMemory,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryReply.SerializeToString,
+            ),
+            'ListNamespaces': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNamespaces,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.ListNamespacesRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.ListNamespacesReply.SerializeToString,
             ),
             'ClusterMemories': grpc.unary_unary_rpc_method_handler(
                     servicer.ClusterMemories,
@@ -1000,6 +1018,33 @@ class MemoryService:
             '/cortexd.v1.MemoryService/UnarchiveMemory',
             cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.UnarchiveMemoryReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNamespaces(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/ListNamespaces',
+            cortexd_dot_v1_dot_cortexd__pb2.ListNamespacesRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.ListNamespacesReply.FromString,
             options,
             channel_credentials,
             insecure,
