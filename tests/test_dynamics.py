@@ -31,10 +31,13 @@ def test_gc_archives_without_deleting_and_spares_long_term(memories):
     fresh = memories.save("ns", NewMemory("fresh note about the 2019 offsite photos")).memory
     keep = memories.search("ns", "old note 0", 1, (), "", "")[0].memory
     memories.promote("ns", [keep.id], auto=False)
-    would, checked, _ = memories.collect_garbage("ns", dry_run=True, threshold=None)
-    assert checked == 4 and len(would) == 2 and keep.id not in would and fresh.id not in would
-    assert memories.collect_garbage("ns", dry_run=True, threshold=None)[0] == would  # a dry run changes nothing
-    archived, _, long_term = memories.collect_garbage("ns", dry_run=False, threshold=None)
+    # Imported just now: the grace period spares the two forgettable ones, however old their records are.
+    found, checked, _, spared = memories.collect_garbage("ns", apply=True, threshold=None)
+    assert (found, checked, spared) == ([], 4, 2)
+    would, checked, _, spared = memories.collect_garbage("ns", apply=False, threshold=None, grace_days=0)
+    assert checked == 4 and len(would) == 2 and keep.id not in would and fresh.id not in would and spared == 0
+    assert memories.collect_garbage("ns", False, None, 0)[0] == would  # without apply nothing changes
+    archived, _, long_term, _ = memories.collect_garbage("ns", apply=True, threshold=None, grace_days=0)
     assert archived == would and long_term == 1
     assert {h.memory.id for h in memories.search("ns", "2019 offsite", 10, (), "", "")} == {keep.id, fresh.id}
     opened = memories.open("ns", archived)
@@ -42,7 +45,9 @@ def test_gc_archives_without_deleting_and_spares_long_term(memories):
     exported, next_offset = memories.export("ns", 0, 0)
     assert {m.id for m in exported} >= set(archived) and next_offset == 0
     with pytest.raises(InvalidArgument, match="forget_threshold"):
-        memories.collect_garbage("ns", dry_run=True, threshold=5.0)
+        memories.collect_garbage("ns", apply=False, threshold=5.0)
+    with pytest.raises(InvalidArgument, match="grace_days"):
+        memories.collect_garbage("ns", apply=False, threshold=None, grace_days=-1)
 
 
 def test_promotion_by_rule_and_explicitly(memories):
@@ -91,6 +96,8 @@ def test_dynamics_verbs_on_the_cli(daemon):
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
-    assert cortexd("collect-garbage", "--dry-run")["archived"] == []
+    previewed = cortexd("collect-garbage", "--grace-days", "0", "--forget-threshold", "2")
+    assert previewed["archived"] == [kept.id] and not previewed.get("applied")
+    assert cortexd("export-memories")["memories"][0].get("archived_at", "") == "", "gc only reports unless --apply"
     assert cortexd("promote-memory", "--ids", kept.id)["promoted"][0]["long_term"] is True
     assert [m["id"] for m in cortexd("export-memories")["memories"]] == [kept.id]

@@ -140,14 +140,15 @@ async def test_unarchive_brings_a_memory_back_and_gc_leaves_it_alone(daemon):
     async with mcp_session(daemon.address, "acme") as host:
         memory_id = payload(await host.call_tool("save_memory", {"content": "Quarterly taxes are due on the 15th"}))[
             "memory"]["id"]
-        archived = payload(await host.call_tool("gc", {"dry_run": False, "forget_threshold": 2.0}))["archived"]
+        archived = payload(await host.call_tool("gc", {"apply": True, "forget_threshold": 2.0,
+                                                        "grace_days": 0}))["archived"]
         assert archived == [memory_id]
         assert payload(await host.call_tool("search_memory", {"query": "quarterly taxes"}))["hits"] == []
         back = payload(await host.call_tool("unarchive_memory", {"ids": [memory_id]}))["unarchived"]
         assert [m["id"] for m in back] == [memory_id] and not back[0].get("archived_at")
         hits = payload(await host.call_tool("search_memory", {"query": "quarterly taxes"}))["hits"]
         assert [h["memory"]["id"] for h in hits] == [memory_id]
-        assert payload(await host.call_tool("gc", {"dry_run": False}))["archived"] == []
+        assert payload(await host.call_tool("gc", {"apply": True, "forget_threshold": 2.0}))["archived"] == []
 
 
 def test_forget_and_edit_verbs_on_the_cli(daemon):

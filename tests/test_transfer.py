@@ -31,7 +31,7 @@ def _seed(daemon) -> dict:
         old = acme.save_memory(content="Deploys happen on Tuesdays", tags=["ops"]).memory
         new = acme.save_memory(content="We moved deploys to Thursday afternoons", supersedes=old.id).memory
         faint = acme.save_memory(content="Someone mentioned a blue mug in the kitchen", strength=0.0).memory
-        assert acme.collect_garbage(dry_run=False).archived == [faint.id]
+        assert acme.collect_garbage(apply=True, grace_days=0).archived == [faint.id]
         kept = acme.save_memory(content="Alice owns the billing service", meta={"origin": "onboarding"}).memory
         acme.promote_memory(ids=[kept.id])
         acme.touch_memory(id=kept.id, boost_strength=True)

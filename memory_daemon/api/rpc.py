@@ -304,10 +304,12 @@ class MemoryRpc:
         return pb.PromoteMemoryReply(promoted=[memory_message(r) for r in promoted])
 
     def CollectGarbage(self, request: pb.CollectGarbageRequest, caller: Caller) -> pb.CollectGarbageReply:
-        archived, checked, kept = self._memories.collect_garbage(
-            caller.namespace, request.dry_run,
-            request.forget_threshold if request.HasField("forget_threshold") else None)
-        return pb.CollectGarbageReply(archived=archived, checked=checked, long_term_kept=kept)
+        archived, checked, kept, spared = self._memories.collect_garbage(
+            caller.namespace, request.apply,
+            request.forget_threshold if request.HasField("forget_threshold") else None,
+            request.grace_days if request.HasField("grace_days") else None)
+        return pb.CollectGarbageReply(archived=archived, checked=checked, long_term_kept=kept, applied=request.apply,
+                                      within_grace=spared)
 
     def ForgetMemory(self, request: pb.ForgetMemoryRequest, caller: Caller) -> pb.ForgetMemoryReply:
         outcome = self._memories.forget(caller.namespace, request.ids, request.query, request.confirm, request.limit,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -11,12 +12,14 @@ from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.core.errors import InvalidArgument
 from memory_daemon.retrieval.hybrid import temporal_score
 from memory_daemon.store import MemoryRow
-from memory_daemon.core.timefmt import utc_now
+from memory_daemon.core.timefmt import format_iso, utc_now
 from preprocessing.terms import query_terms
 
 PROMOTE_USE_COUNT = 3
 PROMOTE_STRENGTH = 1.5
 FORGET_THRESHOLD = 0.05
+GRACE_DAYS, MAX_GRACE_DAYS = 30.0, 3650.0
+IMPORTED_AT_KEY = "imported_at"  # meta key: when an import stored the memory (its created_at is the record's own)
 CLUSTER_SIMILARITY = 0.85
 MAX_CONSOLIDATE = 50
 USED_TERM_SHARE = 0.3  # share of a memory's terms an answer must repeat to count as using it
@@ -74,13 +77,29 @@ def clusters_of(ids: Sequence[str], texts: Sequence[str], matrix: np.ndarray, si
     return clusters
 
 
-def to_archive(rows: Sequence[MemoryRow], settings: RetrievalSettings, threshold: float | None) -> list[MemoryRow]:
-    """The rows gc archives: forgettable at the given threshold (0.05 when None)."""
+def within_grace(memory: MemoryRow, now: datetime, grace_days: float) -> bool:
+    """Stored, imported or used in the last `grace_days`: an import keeps its records' own (old) times, so its
+    own time is in meta (IMPORTED_AT_KEY); without the grace gc would archive a fresh import of old talk at once."""
+    since = now - timedelta(days=grace_days)
+    imported = memory.meta.get(IMPORTED_AT_KEY)
+    return memory.last_used_at >= since or memory.created_at >= since or \
+        (isinstance(imported, str) and imported >= format_iso(since))
+
+
+def to_archive(rows: Sequence[MemoryRow], settings: RetrievalSettings, threshold: float | None,
+               grace_days: float | None = None) -> tuple[list[MemoryRow], int]:
+    """(the rows gc archives: forgettable at the threshold, 0.05 when None, and outside the grace period, 30 days
+    when None; how many forgettable rows the grace period spared)."""
     threshold = FORGET_THRESHOLD if threshold is None else threshold
+    grace_days = GRACE_DAYS if grace_days is None else grace_days
     if not 0.0 <= threshold <= 2.0:
         raise InvalidArgument(f"forget_threshold must be in [0, 2], got {threshold}")
+    if not 0.0 <= grace_days <= MAX_GRACE_DAYS:
+        raise InvalidArgument(f"grace_days must be in [0, {MAX_GRACE_DAYS}], got {grace_days}")
     now = utc_now()
-    return [r for r in rows if forgettable(r, settings, threshold, now)]
+    forgettable_rows = [r for r in rows if forgettable(r, settings, threshold, now)]
+    doomed = [r for r in forgettable_rows if not within_grace(r, now, grace_days)]
+    return doomed, len(forgettable_rows) - len(doomed)
 
 
 def checked_cluster_settings(similarity: float | None, limit: int) -> tuple[float, int]:

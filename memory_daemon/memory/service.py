@@ -20,12 +20,12 @@ from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.retrieval.hybrid import HybridRetriever, ScoredMemory, SearchQuery, check_signals
 from memory_daemon.memory.dynamics import (
-    MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive, used_by,
+    IMPORTED_AT_KEY, MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive, used_by,
 )
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.store.corrections import CorrectionRepository, Forgotten
-from memory_daemon.core.timefmt import parse_iso, utc_now
+from memory_daemon.core.timefmt import format_iso, parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
 from memory_daemon.retrieval.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
@@ -564,15 +564,17 @@ class MemoryService:
         self._rows.put(promoted)
         return promoted
 
-    def collect_garbage(self, namespace: str, dry_run: bool, threshold: float | None) -> tuple[list[str], int, int]:
-        """(archived ids, memories checked, long-term memories kept); archiving never deletes."""
+    def collect_garbage(self, namespace: str, apply: bool, threshold: float | None,
+                        grace_days: float | None = None) -> tuple[list[str], int, int, int]:
+        """(ids archived, or only found when not `apply`; memories checked; long-term kept; spared by the grace
+        period); archiving never deletes."""
         rows = self._repository.all_in(namespace)
-        doomed = to_archive(rows, self._retrieval, threshold)
-        if not dry_run and doomed:
+        doomed, spared = to_archive(rows, self._retrieval, threshold, grace_days)
+        if apply and doomed:
             now = utc_now()
             self._repository.archive([r.id for r in doomed], now)
             self._rows.put(replace(r, archived_at=now) for r in doomed)
-        return [r.id for r in doomed], len(rows), sum(r.long_term for r in rows)
+        return [r.id for r in doomed], len(rows), sum(r.long_term for r in rows), spared
 
     def clusters(self, namespace: str, similarity: float | None, limit: int) -> list[Cluster]:
         similarity, limit = checked_cluster_settings(similarity, limit)
@@ -664,7 +666,8 @@ class MemoryService:
                 outcome.errors.append(f"record {item.external_id or '(no id)'}: {error}")
                 continue
             if created is not None:
-                row = replace(row, created_at=created, last_used_at=created)
+                row = replace(row, created_at=created, last_used_at=created,
+                              meta={**row.meta, IMPORTED_AT_KEY: format_iso(row.created_at)})
             rows.append(replace(row, external_id=item.external_id or None))
             if item.speaker:
                 turns.add(rows[-1].id)

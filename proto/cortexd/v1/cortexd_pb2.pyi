@@ -1154,22 +1154,28 @@ class PromoteMemoryReply(_message.Message):
     def __init__(self, promoted: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
 
 class CollectGarbageRequest(_message.Message):
-    __slots__ = ("dry_run", "forget_threshold")
-    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("forget_threshold", "apply", "grace_days")
     FORGET_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
-    dry_run: bool
+    APPLY_FIELD_NUMBER: _ClassVar[int]
+    GRACE_DAYS_FIELD_NUMBER: _ClassVar[int]
     forget_threshold: float
-    def __init__(self, dry_run: _Optional[bool] = ..., forget_threshold: _Optional[float] = ...) -> None: ...
+    apply: bool
+    grace_days: float
+    def __init__(self, forget_threshold: _Optional[float] = ..., apply: _Optional[bool] = ..., grace_days: _Optional[float] = ...) -> None: ...
 
 class CollectGarbageReply(_message.Message):
-    __slots__ = ("archived", "checked", "long_term_kept")
+    __slots__ = ("archived", "checked", "long_term_kept", "applied", "within_grace")
     ARCHIVED_FIELD_NUMBER: _ClassVar[int]
     CHECKED_FIELD_NUMBER: _ClassVar[int]
     LONG_TERM_KEPT_FIELD_NUMBER: _ClassVar[int]
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    WITHIN_GRACE_FIELD_NUMBER: _ClassVar[int]
     archived: _containers.RepeatedScalarFieldContainer[str]
     checked: int
     long_term_kept: int
-    def __init__(self, archived: _Optional[_Iterable[str]] = ..., checked: _Optional[int] = ..., long_term_kept: _Optional[int] = ...) -> None: ...
+    applied: bool
+    within_grace: int
+    def __init__(self, archived: _Optional[_Iterable[str]] = ..., checked: _Optional[int] = ..., long_term_kept: _Optional[int] = ..., applied: _Optional[bool] = ..., within_grace: _Optional[int] = ...) -> None: ...
 
 class ForgetMemoryRequest(_message.Message):
     __slots__ = ("ids", "query", "confirm", "limit", "purge", "reason")

@@ -293,8 +293,10 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CollectGarbage(self, request, context):
-        """Archive short-term memories whose decayed strength fell below the forget
-        threshold. Nothing is deleted: archived memories stay exportable.
+        """Garbage collection: which short-term memories' decayed strength fell
+        below the forget threshold. Only reports them unless `apply` is set; then
+        archives them (nothing is deleted: unarchive_memory brings one back).
+        Memories stored, imported or used within the grace period are spared.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
