@@ -56,6 +56,9 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     proxy.add_argument("--data-dir", help="data dir for an auto-started daemon")
     proxy.add_argument("--timeout", type=float, default=30.0, help="deadline in seconds for each forwarded call")
     proxy.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead of stdio")
+    proxy.add_argument("--tools", choices=("default", "full"),
+                       help="cortexd's tools to list: the everyday set (default) or every tool (full); "
+                            "default: [proxy] tools in config.toml, else 'default'")
 
     status = verbs.add_parser("status", help="show the daemon's status")
     _add_client_options(status)
@@ -339,9 +342,9 @@ def _proxy(args: argparse.Namespace) -> int:
     )
     if args.http:
         host, _, port = args.http.rpartition(":")
-        asyncio.run(run_http(link, __version__, host or "127.0.0.1", int(port), settings))
+        asyncio.run(run_http(link, __version__, host or "127.0.0.1", int(port), settings, args.tools))
     else:
-        asyncio.run(run_stdio(link, __version__, settings))
+        asyncio.run(run_stdio(link, __version__, settings, args.tools))
     return 0
 
 

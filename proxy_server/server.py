@@ -63,12 +63,23 @@ def progress_relay(ctx):
     return relay
 
 
+def annotations_of(tool: pb.ToolSpec) -> types.ToolAnnotations:
+    """The tool's MCP hints, each left out where it equals the spec's default (not read-only, destructive, not
+    idempotent), so the catalog a host loads stays small and means the same."""
+    return types.ToolAnnotations(read_only_hint=True if tool.read_only else None,
+                                 destructive_hint=None if tool.read_only or tool.destructive else False,
+                                 idempotent_hint=True if tool.idempotent else None)
+
+
 class ProxyFront:
     """The MCP server of one proxy: cortexd's own catalog, fetched from the daemon, merged with the namespaced tools,
     resources and prompts of the upstream MCP servers in config.toml."""
 
-    def __init__(self, link: DaemonLink, version: str, settings: ProxySettings | None = None) -> None:
+    def __init__(self, link: DaemonLink, version: str, settings: ProxySettings | None = None,
+                 tools: str | None = None) -> None:
         self.link = link
+        # Which of cortexd's own tools to list: the flag, else config's [proxy] tools, else the everyday set.
+        self.tools_profile = tools or (settings.tools if settings is not None else "default")
         self.upstreams = None
         self.observations = None
         self._list_wait = 0.0
@@ -138,8 +149,10 @@ class ProxyFront:
             if not self._settled:  # the first listing gives upstreams that are still starting a moment
                 await self.upstreams.settle(self._list_wait)
                 self._settled = True
-        reply = await self._from_daemon("ListTools", pb.ListToolsRequest())
-        own = [types.Tool(name=t.name, description=t.description, input_schema=json.loads(t.input_schema_json))
+        reply = await self._from_daemon("ListTools", pb.ListToolsRequest(profile=self.tools_profile))
+        own = [types.Tool(name=t.name, title=t.title or None, description=t.description,
+                          input_schema=json.loads(t.input_schema_json),
+                          annotations=annotations_of(t))
                for t in (reply.tools if reply else ())]
         return types.ListToolsResult(tools=own + (self.upstreams.tools() if self.upstreams else []))
 
@@ -251,10 +264,11 @@ class ProxyFront:
         )
 
 
-async def run_stdio(link: DaemonLink, version: str, settings: ProxySettings | None = None) -> None:
+async def run_stdio(link: DaemonLink, version: str, settings: ProxySettings | None = None,
+                    tools: str | None = None) -> None:
     from mcp.server.stdio import stdio_server
 
-    front = ProxyFront(link, version, settings)
+    front = ProxyFront(link, version, settings, tools)
 
     async def transport() -> None:
         # stdout is the SDK's; stdin is read here, as bytes, so a line that is not UTF-8 is refused, not mended.
@@ -270,10 +284,10 @@ async def run_stdio(link: DaemonLink, version: str, settings: ProxySettings | No
 
 
 async def run_http(link: DaemonLink, version: str, host: str, port: int,
-                   settings: ProxySettings | None = None) -> None:
+                   settings: ProxySettings | None = None, tools: str | None = None) -> None:
     import uvicorn  # only the HTTP transport needs it
 
-    front = ProxyFront(link, version, settings)
+    front = ProxyFront(link, version, settings, tools)
     app = front.server.streamable_http_app(host=host)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     await front.serving(uvicorn.Server(config).serve)

@@ -13,7 +13,8 @@ DEFAULT_CALL_TIMEOUT = 60.0
 DEFAULT_CONNECT_TIMEOUT = 60.0  # `npx -y` may download the server on its first start
 DEFAULT_LIST_WAIT = 5.0
 _NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}")
-PROXY_KEYS = ("upstreams", "upstream_timeout", "connect_timeout", "list_wait_seconds")
+PROXY_KEYS = ("upstreams", "upstream_timeout", "connect_timeout", "list_wait_seconds", "tools")
+TOOL_PROFILES = ("default", "full")  # cortexd's own tools a proxy lists: the everyday set, or every tool
 UPSTREAM_KEYS = ("name", "command", "url", "env", "cwd", "headers", "allow_tools", "deny_tools", "capture", "timeout",
                  "connect_timeout")
 
@@ -56,6 +57,7 @@ class ProxySettings:
     upstreams: tuple[UpstreamConfig, ...] = ()
     # The first tools/list waits this long for upstreams that are still starting; later ones never wait.
     list_wait_seconds: float = DEFAULT_LIST_WAIT
+    tools: str = "default"
 
 
 def load_proxy_settings(path: Path) -> ProxySettings:
@@ -81,6 +83,9 @@ def proxy_settings_from(table: object) -> ProxySettings:
     call_timeout = _seconds(table.get("upstream_timeout", DEFAULT_CALL_TIMEOUT), "proxy.upstream_timeout")
     connect_timeout = _seconds(table.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT), "proxy.connect_timeout")
     list_wait = _seconds(table.get("list_wait_seconds", DEFAULT_LIST_WAIT), "proxy.list_wait_seconds", allow_zero=True)
+    tools = table.get("tools", "default")
+    if tools not in TOOL_PROFILES:
+        raise ValueError(f"proxy.tools: {str(tools)[:40]!r} is not one of: {', '.join(TOOL_PROFILES)}")
     entries = table.get("upstreams", [])
     if not isinstance(entries, list):
         raise ValueError("proxy.upstreams: must be an array of tables ([[proxy.upstreams]])")
@@ -91,7 +96,7 @@ def proxy_settings_from(table: object) -> ProxySettings:
         if upstream.name in seen:
             raise ValueError(f"proxy.upstreams[{i}].name: {upstream.name!r} is used twice; names must be unique")
         seen.add(upstream.name)
-    return ProxySettings(upstreams, list_wait)
+    return ProxySettings(upstreams, list_wait, tools)
 
 
 def _upstream(entry: object, where: str, call_timeout: float, connect_timeout: float) -> UpstreamConfig:

@@ -475,7 +475,7 @@ def test_decisions_and_sessions_through_the_daemon(daemon):
 
 @pytest.mark.anyio
 async def test_decision_tools_through_the_proxy(daemon):
-    async with mcp_session(daemon.address, "mcp") as host:
+    async with mcp_session(daemon.address, "mcp", "--tools", "full") as host:
         names = {t.name for t in (await host.list_tools()).tools}
         assert {"log_decision", "record_outcome", "list_decisions", "get_session"} <= names
 
@@ -488,12 +488,12 @@ async def test_decision_tools_through_the_proxy(daemon):
             "chosen": "pull requests", "reasoning": "Async across time zones", "session_id": "m1"}))["decision"]
         assert decision["summary"] == ("Chose pull requests over pairing for how do we review code: "
                                        "async across time zones")
-        assert decision["outcome"]["recorded"] is False
+        assert decision["outcome"].get("recorded", False) is False  # a nested false is left out
         payload(await host.call_tool("record_outcome", {"decision_id": decision["id"], "was_successful": False,
                                                         "impact_score": -0.4, "learnings": "Reviews wait a day"}))
         session = payload(await host.call_tool("get_session", {"session_id": "m1"}))
         assert [i["id"] for i in session["working_memory"]] == [decision["id"]]
-        assert session["summary"]["outcomes_recorded"] == 1 and session["summary"]["success_rate"] == 0
+        assert session["summary"]["outcomes_recorded"] == 1 and session["summary"].get("success_rate", 0) == 0
         listed = payload(await host.call_tool("list_decisions", {"tier": "hot"}))["decisions"]
         assert [d["outcome"]["learnings"] for d in listed] == ["Reviews wait a day"]
         bad = await host.call_tool("log_decision", {"type": "process", "question": "Q?", "chosen": "A",

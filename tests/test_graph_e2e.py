@@ -35,7 +35,7 @@ def test_concurrent_upserts_leave_exactly_one_active_fact(daemon):
         assert not broken
         assert client.query_entity(entity="deploy_pipeline").entity.name == "deploy_pipeline"
         summary = client.list_tools()
-        assert any(t.name == "memory_upsert_fact" for t in summary)
+        assert any(t.name == "upsert_fact" for t in summary)
 
 
 def test_tampered_row_is_named_after_a_restart(workdir):
@@ -88,25 +88,25 @@ def payload(result) -> dict:
 
 
 async def test_graph_tools_resources_and_prompts_through_the_proxy(daemon):
-    async with mcp_session(daemon.address, "shop") as host:
+    async with mcp_session(daemon.address, "shop", "--tools", "full") as host:
         names = {t.name for t in (await host.list_tools()).tools}
-        assert {"memory_upsert_fact", "memory_record_episode", "memory_query_entity", "memory_time_travel",
-                "memory_verify_integrity", "create_relation", "read_graph"} <= names
+        assert {"upsert_fact", "record_episode", "query_entity", "time_travel",
+                "verify_integrity", "create_relation", "read_graph"} <= names
 
-        old = payload(await host.call_tool("memory_upsert_fact", {
+        old = payload(await host.call_tool("upsert_fact", {
             "subject": "auth_service", "predicate": "token format", "object": "JWT_HS256",
             "valid_from": "2026-01-01T00:00:00Z", "create_entities": True}))
-        new = payload(await host.call_tool("memory_upsert_fact", {
+        new = payload(await host.call_tool("upsert_fact", {
             "subject": "auth_service", "predicate": "token_format", "object": "PASETO v4",
             "valid_from": "2026-06-01T00:00:00Z"}))
         assert new["status"] == "created" and new["superseded"][0]["object"] == "JWT_HS256"
         assert new["superseded"][0]["valid_to"] == "2026-06-01T00:00:00Z"
         assert old["fact"]["id"] in new["retracted_ids"]
 
-        adr = payload(await host.call_tool("memory_record_episode", {
+        adr = payload(await host.call_tool("record_episode", {
             "kind": "adr", "title": "ADR-12: auth_service tokens move to PASETO v4",
             "entities": ["auth_service"], "occurred_at": "2026-05-20T00:00:00Z"}))["episode"]
-        payload(await host.call_tool("memory_record_episode", {
+        payload(await host.call_tool("record_episode", {
             "kind": "invariant", "title": "auth_service never accepts unsigned tokens", "entities": ["auth_service"]}))
         relation = payload(await host.call_tool("create_relation", {
             "from_id": new["fact"]["id"], "relation": "decided in", "to_id": adr["id"]}))["relation"]
@@ -118,10 +118,10 @@ async def test_graph_tools_resources_and_prompts_through_the_proxy(daemon):
         missing = await host.call_tool("create_relation", {"from_id": "ep_nope", "relation": "x", "to_id": adr["id"]})
         assert missing.is_error and "no memory, entity, episode or fact" in missing.content[0].text
 
-        then = payload(await host.call_tool("memory_time_travel", {"valid_at": "2026-03-01T00:00:00Z",
+        then = payload(await host.call_tool("time_travel", {"valid_at": "2026-03-01T00:00:00Z",
                                                                    "entity": "auth_service"}))
         assert [f["object"] for f in then["facts"]] == ["JWT_HS256"]
-        entity = payload(await host.call_tool("memory_query_entity", {"entity": "auth_service"}))
+        entity = payload(await host.call_tool("query_entity", {"entity": "auth_service"}))
         assert [f["object"] for f in entity["active"]] == ["PASETO v4"]
         assert {e["kind"] for e in entity["episodes"]} == {"adr", "invariant"}
 
@@ -139,7 +139,7 @@ async def test_graph_tools_resources_and_prompts_through_the_proxy(daemon):
         bug = (await host.get_prompt("bug-investigation-context", {"symptom": "auth_service rejects tokens"}))
         assert "PASETO v4" in bug.messages[0].content.text
 
-        bad = await host.call_tool("memory_time_travel", {"valid_at": "soon"})
+        bad = await host.call_tool("time_travel", {"valid_at": "soon"})
         assert bad.is_error and "not an ISO-8601 time" in bad.content[0].text
 
 

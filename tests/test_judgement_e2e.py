@@ -28,7 +28,7 @@ async def test_a_polite_request_to_store_is_must_save_and_a_task_note_is_not(dae
         assert asked["signals"]["save_request"] is True
         task = payload(await host.call_tool("analyze_message",
                                             {"message": "keep in mind the file is UTF-16 when you parse it"}))
-        assert task["signals"]["save_request"] is False
+        assert task["signals"].get("save_request", False) is False  # a nested false is left out
         assert task["action_recommendation"] != "MUST_SAVE"
         recall = payload(await host.call_tool("analyze_message",
                                               {"message": "what did I tell you about our on-call rotation?"}))

@@ -53,9 +53,9 @@ async def test_no_write_path_stores_a_secret_and_markers_name_the_kind(workdir):
             analysis = payload(await host.call_tool("analyze_message", {
                 "message": f"the wifi password is {PASSWORD} btw", "session_id": "s1"}))
             assert PASSWORD not in json.dumps(analysis)
-            payload(await host.call_tool("memory_upsert_fact", {"subject": "ci bot", "predicate": "uses token",
+            payload(await host.call_tool("upsert_fact", {"subject": "ci bot", "predicate": "uses token",
                                                                 "object": GITHUB, "create_entities": True}))
-            payload(await host.call_tool("memory_record_episode", {"kind": "session_note", "title": "Rotated keys",
+            payload(await host.call_tool("record_episode", {"kind": "session_note", "title": "Rotated keys",
                                                                    "body": f"new key {OPENAI}"}))
             payload(await host.call_tool("log_decision", {"type": "tooling", "question": "Which key for CI?",
                                                           "chosen": "the bot token",

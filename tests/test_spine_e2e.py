@@ -12,11 +12,16 @@ from conftest import mcp_session
 pytestmark = pytest.mark.anyio
 
 TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analyze_message",
-         "memory_upsert_fact", "memory_retire_fact", "memory_record_episode", "memory_query_entity",
-         "memory_time_travel", "memory_verify_integrity", "create_relation", "read_graph",
+         "upsert_fact", "retire_fact", "record_episode", "query_entity",
+         "time_travel", "verify_integrity", "create_relation", "read_graph",
          "compile_context", "log_decision", "record_outcome", "list_decisions", "get_session",
-         "observe_memory_usage", "promote_memory", "gc", "cluster_memories", "consolidate_memories",
+         "observe_memory_usage", "promote_memory", "collect_garbage", "cluster_memories", "consolidate_memories",
          "forget_memory", "edit_memory", "unarchive_memory"}
+
+
+# The default profile: what a host lists unless the proxy runs with --tools full.
+EVERYDAY_TOOLS = {"save_memory", "search_memory", "analyze_message", "compile_context", "forget_memory", "edit_memory",
+                  "upsert_fact", "record_episode", "query_entity"}
 
 
 def payload(result) -> dict:
@@ -32,7 +37,7 @@ async def test_three_hosts_share_memories_within_a_namespace(daemon):
     ):
         for host in (host_a, host_b, host_c):
             listed = await host.list_tools()
-            assert {t.name for t in listed.tools} == TOOLS
+            assert {t.name for t in listed.tools} == EVERYDAY_TOOLS
             assert all(t.description and t.input_schema["type"] == "object" for t in listed.tools)
 
         saved = payload(await host_a.call_tool("save_memory", {"content": "The staging database is db-stg-2", "tags": ["infra"]}))
@@ -100,3 +105,51 @@ async def test_default_namespace_is_the_git_repository_name(daemon, workdir):
     async with mcp_session(daemon.address, None, cwd=repo / "src") as host:
         saved = payload(await host.call_tool("save_memory", {"content": "Invoices are generated nightly"}))
         assert saved["memory"]["namespace"] == "billing-service"
+
+
+async def test_the_full_profile_lists_every_tool_with_title_annotations_and_described_parameters(daemon):
+    from memory_daemon.bench.catalog_size import DEFAULT_PROFILE_TOKEN_TARGET, catalog_size, listed_tools
+
+    async with mcp_session(daemon.address, "acme", "--tools", "full") as host:
+        listed = {t.name: t for t in (await host.list_tools()).tools}
+        assert set(listed) == TOOLS
+        for tool in listed.values():
+            assert tool.title and tool.annotations is not None, tool.name
+            assert all(p.get("description") for p in tool.input_schema["properties"].values()), tool.name
+        assert listed["search_memory"].annotations.read_only_hint is True
+        assert listed["forget_memory"].annotations.destructive_hint is not False  # destructive: the spec's default
+        assert listed["save_memory"].annotations.destructive_hint is False
+        assert listed["record_episode"].input_schema["properties"]["kind"]["enum"][0] == "adr"
+        assert listed["search_memory"].input_schema["properties"]["kinds"]["items"]["enum"] == [
+            "memory", "fact", "episode", "decision", "all"]
+        assert "strength" in listed["save_memory"].input_schema["properties"]
+    # A parameter the default profile leaves out of the schema (an advanced one) is still accepted there.
+    async with mcp_session(daemon.address, "acme") as everyday:
+        schema = {t.name: t for t in (await everyday.list_tools()).tools}["save_memory"].input_schema
+        assert "strength" not in schema["properties"] and "content" in schema["properties"]
+        saved = payload(await everyday.call_tool("save_memory", {"content": "Ship the beta on Monday", "strength": 1.5}))
+        assert saved["memory"]["strength"] == 1.5 and list(saved["memory"])[0] == "content", "text first"
+    sizes = {p: catalog_size(p, await listed_tools(daemon.address, p)) for p in ("default", "full")}
+    assert sizes["default"].tools == len(EVERYDAY_TOOLS) and sizes["full"].tools == len(TOOLS)
+    assert sizes["default"].estimated_tokens <= DEFAULT_PROFILE_TOKEN_TARGET
+
+
+def test_closed_choices_in_the_catalog_are_the_sets_the_daemon_checks():
+    from memory_daemon.api.catalog import PROFILES, tool_catalog
+    from memory_daemon.context.unified_search import KINDS
+    from memory_daemon.graph.service import EPISODE_KINDS
+    from memory_daemon.journal.decisions import TIERS
+    from memory_daemon.retrieval.hybrid import SIGNALS
+
+    catalog = tool_catalog()
+
+    def enum(tool: str, field: str) -> list[str]:
+        schema = catalog[tool].input_schema["properties"][field]
+        return schema.get("enum") or schema["items"]["enum"]
+
+    assert enum("record_episode", "kind") == list(EPISODE_KINDS)
+    assert enum("search_memory", "signals") == list(SIGNALS)
+    assert enum("search_memory", "kinds") == [*KINDS, "all"]
+    assert enum("list_decisions", "tier") == list(TIERS)
+    assert enum("upsert_fact", "object_kind") == ["entity", "literal"]
+    assert PROFILES == ("default", "full")

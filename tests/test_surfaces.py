@@ -54,14 +54,14 @@ def test_every_rpc_marked_as_a_tool_is_in_the_catalog_with_its_comment_and_schem
               if m.GetOptions().Extensions[pb.mcp_tool]}
     catalog = tool_catalog()
     assert set(catalog) == set(marked) == {"save_memory", "search_memory", "open_memories", "touch_memory",
-                                           "analyze_message", "memory_upsert_fact", "memory_retire_fact",
-                                           "memory_record_episode", "memory_query_entity", "memory_time_travel",
-                                           "memory_verify_integrity", "create_relation", "read_graph",
+                                           "analyze_message", "upsert_fact", "retire_fact",
+                                           "record_episode", "query_entity", "time_travel",
+                                           "verify_integrity", "create_relation", "read_graph",
                                            "compile_context", "log_decision", "record_outcome", "list_decisions",
-                                           "get_session", "observe_memory_usage", "promote_memory", "gc",
+                                           "get_session", "observe_memory_usage", "promote_memory", "collect_garbage",
                                            "cluster_memories", "consolidate_memories", "forget_memory",
                                            "edit_memory", "unarchive_memory"}
-    upsert = catalog["memory_upsert_fact"]
+    upsert = catalog["upsert_fact"]
     assert upsert.input_schema["required"] == ["subject", "predicate", "object"]
     assert upsert.input_schema["properties"]["singular"] == {
         "type": "boolean", "description": upsert.input_schema["properties"]["singular"]["description"]}

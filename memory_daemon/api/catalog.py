@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -37,10 +38,28 @@ class ToolBinding:
     method: MethodDescriptor
     description: str
     input_schema: dict[str, Any]
+    title: str = ""
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    everyday: bool = False  # in the default profile
 
     @property
     def rpc_name(self) -> str:
         return self.method.name
+
+    def listing(self, profile: str) -> tuple[str, dict[str, Any]]:
+        """(description, input schema) as a profile lists the tool. "full": the whole comment and every parameter;
+        the default profile: the comment's first sentence and the parameters not marked `(advanced)`, so the
+        catalog a host loads into every conversation stays small. Both accept every parameter."""
+        if profile == "full":
+            return self.description, self.input_schema
+        advanced = {f.name for f in self.method.input_type.fields if f.GetOptions().Extensions[cortexd_pb2.advanced]}
+        schema = {"type": "object",
+                  "properties": {k: v for k, v in self.input_schema["properties"].items() if k not in advanced}}
+        if "required" in self.input_schema:
+            schema["required"] = self.input_schema["required"]
+        return first_sentence(self.description), schema
 
     def parse_arguments(self, arguments: dict[str, Any]) -> Message:
         """The RPC request from MCP arguments; an unknown, missing or mistyped field is named in the error."""
@@ -117,6 +136,12 @@ def rpc_descriptions() -> dict[str, str]:
     return {name: _one_line(comment) for name, comment in _comments().items()}
 
 
+def first_sentence(text: str) -> str:
+    """Up to the first full stop (or ? or !) that ends a sentence: one followed by a capital or the end."""
+    match = re.match(r"(.+?[.?!])(?=\s+[A-Z`\"(]|$)", text)
+    return match.group(1) if match else text
+
+
 def _one_line(comment: str) -> str:
     return " ".join(line.strip() for line in comment.splitlines() if line.strip())
 
@@ -131,9 +156,17 @@ def _field_schema(field: FieldDescriptor) -> dict[str, Any]:
     return schema
 
 
+def choices_of(field: FieldDescriptor) -> tuple[str, ...]:
+    """The closed set of values a field's `(choices)` option names, in order; () when it names none."""
+    return tuple(c for c in field.GetOptions().Extensions[cortexd_pb2.choices].split("|") if c)
+
+
 def _value_schema(field: FieldDescriptor) -> dict[str, Any]:
     if field.type in _SCALAR_TYPES:
-        return {"type": _SCALAR_TYPES[field.type]}
+        schema: dict[str, Any] = {"type": _SCALAR_TYPES[field.type]}
+        if choices_of(field):
+            schema["enum"] = list(choices_of(field))
+        return schema
     if field.type == FieldDescriptor.TYPE_ENUM:
         return {"type": "string", "enum": [v.name for v in field.enum_type.values]}
     if field.type in (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_GROUP):
@@ -169,19 +202,52 @@ def tool_catalog() -> dict[str, ToolBinding]:
     comments = _comments()
     for service in cortexd_pb2.DESCRIPTOR.services_by_name.values():
         for method in service.methods:
-            name = method.GetOptions().Extensions[cortexd_pb2.mcp_tool]
+            options = method.GetOptions().Extensions
+            name = options[cortexd_pb2.mcp_tool]
             if name:
                 tools[name] = ToolBinding(
                     name=name,
                     method=method,
                     description=_one_line(comments.get(method.full_name, "")),
                     input_schema=message_schema(method.input_type),
+                    title=options[cortexd_pb2.tool_title],
+                    read_only=not options[cortexd_pb2.writes],
+                    destructive=options[cortexd_pb2.destructive],
+                    idempotent=options[cortexd_pb2.idempotent],
+                    everyday=options[cortexd_pb2.everyday],
                 )
     return tools
 
 
+PROFILES = ("default", "full")
+
+
+def tools_in_profile(profile: str) -> list[ToolBinding]:
+    """The tools a profile lists: "default" (or "") the everyday ones, "full" all, in proto order."""
+    if profile not in ("", *PROFILES):
+        raise InvalidArgument(f"profile {profile[:40]!r} is not one of: {', '.join(PROFILES)}")
+    return [t for t in tool_catalog().values() if profile == "full" or t.everyday]
+
+
 def reply_to_json(reply: Message) -> str:
-    """An RPC reply as the JSON text a tool returns: proto field names, empty fields included."""
-    return json.dumps(
-        json_format.MessageToDict(reply, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
-    )
+    """An RPC reply as the JSON text a tool returns, compact: proto field names; the reply's own fields always
+    (an empty search still says `"hits": []`), but inside each hit, memory and other nested object only the fields
+    that are set (an absent one is empty, false or 0); and in each object the text first (`content`)."""
+    compact = json_format.MessageToDict(reply, preserving_proto_field_name=True)
+    every = json_format.MessageToDict(reply, preserving_proto_field_name=True,
+                                      always_print_fields_with_no_presence=True)
+    return json.dumps(_text_first({k: compact.get(k, v) for k, v in every.items()}), ensure_ascii=False,
+                      separators=(",", ":"))
+
+
+_TEXT_FIRST = ("content", "text", "summary")
+
+
+def _text_first(value: Any) -> Any:
+    if isinstance(value, dict):
+        ordered = {k: _text_first(value[k]) for k in _TEXT_FIRST if k in value}
+        ordered.update((k, _text_first(v)) for k, v in value.items() if k not in ordered)
+        return ordered
+    if isinstance(value, list):
+        return [_text_first(item) for item in value]
+    return value

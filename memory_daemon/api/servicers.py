@@ -14,7 +14,7 @@ from cortexd.connect import DEFAULT_NAMESPACE, NAMESPACE_HEADER
 from cortexd.v1 import cortexd_pb2 as pb
 from cortexd.v1 import cortexd_pb2_grpc as pb_grpc
 from memory_daemon.api import surface
-from memory_daemon.api.catalog import reply_to_json, tool_catalog
+from memory_daemon.api.catalog import reply_to_json, tool_catalog, tools_in_profile
 from memory_daemon.core.errors import InvalidArgument, NotFound, grpc_status_of
 from memory_daemon.api.idempotency import IdempotentReplies, idempotency_key_of
 from memory_daemon.core.logs import log_event
@@ -148,11 +148,15 @@ for _servicer, _service in ((MemoryServicer, "MemoryService"), (GraphServicer, "
 
 
 @cache
-def _tool_list() -> pb.ListToolsReply:
-    return pb.ListToolsReply(
-        tools=[pb.ToolSpec(name=t.name, description=t.description, input_schema_json=json.dumps(t.input_schema))
-               for t in tool_catalog().values()]
-    )
+def _tool_list(profile: str) -> pb.ListToolsReply:
+    return pb.ListToolsReply(tools=[tool_spec(t, profile) for t in tools_in_profile(profile)])
+
+
+def tool_spec(tool, profile: str) -> pb.ToolSpec:
+    description, schema = tool.listing(profile)
+    return pb.ToolSpec(name=tool.name, description=description, input_schema_json=json.dumps(schema),
+                       title=tool.title, read_only=tool.read_only, destructive=tool.destructive,
+                       idempotent=tool.idempotent, everyday=tool.everyday)
 
 
 class McpBridgeServicer(pb_grpc.McpBridgeServicer):
@@ -164,7 +168,10 @@ class McpBridgeServicer(pb_grpc.McpBridgeServicer):
         self._replies = replies
 
     async def ListTools(self, request, context):
-        return _tool_list()
+        try:
+            return _tool_list(request.profile)
+        except Exception as error:
+            await abort_with(context, error)
 
     async def CallTool(self, request, context):
         try:

@@ -69,8 +69,9 @@ When you are unsure whether a user message is worth remembering, call `analyze_m
 
 When you save, write one self-contained sentence (`suggested_content` resolves "that"/"it" from earlier turns).
 `save_memory` fills in entities, tags and strength when you leave them out, so pass them only when you know
-better. When a memory you retrieved actually helped, call `touch_memory` on it. Never save secrets such as
-tokens or passwords, and don't save chit-chat or one-off task instructions.
+better. When the user says a memory is wrong, call `edit_memory`; when they ask you to forget something, call
+`forget_memory` (with a query it previews the matches: show them, then confirm). Secrets are redacted before they
+are stored, but don't save them on purpose, nor chit-chat or one-off task instructions.
 """
 
 

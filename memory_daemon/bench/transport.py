@@ -11,8 +11,11 @@ from pathlib import Path
 
 import anyio
 
+from memory_daemon.bench.catalog_size import DEFAULT_PROFILE_TOKEN_TARGET, catalog_size, listed_tools
 from memory_daemon.bench.common import BARE_SERVER, SEED_MEMORIES, cold_start_ms, mcp_round_trips, rss_mb, table_row
 from memory_daemon.client.launcher import DaemonProcess, proxy_parameters, temporary_daemon
+
+PROFILES = ("default", "full")
 
 
 def _grpc_round_trips(daemon: DaemonProcess, query: str, count: int) -> list[float]:
@@ -87,6 +90,7 @@ def bench_transport(quick: bool) -> int:
         bare_calls = anyio.run(mcp_round_trips, bare, "hello", {}, calls)
         grpc_calls = _grpc_round_trips(daemon, query["query"], calls)
 
+        sizes = [catalog_size(profile, anyio.run(listed_tools, daemon.address, profile)) for profile in PROFILES]
         saved, errors, save_latencies = asyncio.run(_save_throughput(daemon.address, 8, load_seconds))
         loaded_rss = rss_mb(daemon.process.pid)
 
@@ -110,4 +114,13 @@ def bench_transport(quick: bool) -> int:
                f"{saved / load_seconds:.0f} saves/s with enrichment, {len(errors)} errors"
                + (f" (first: {errors[0]})" if errors else "")))
     print(f"\ndaemon RSS: idle {idle_rss:.0f} MB, after load {loaded_rss:.0f} MB")
+    print("\ntool catalog a host loads (tools/list through `cortexd proxy --tools <profile>`)\n")
+    print("| profile | tools | JSON bytes | tokens, est. (bytes / 4) | MiniLM WordPiece tokens | target |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for size in sizes:
+        target = "" if size.profile != "default" else (
+            f"<= {DEFAULT_PROFILE_TOKEN_TARGET}: " + ("met" if size.estimated_tokens <= DEFAULT_PROFILE_TOKEN_TARGET
+                                                       else "MISSED"))
+        print(f"| {size.profile} | {size.tools} | {size.json_bytes} | {size.estimated_tokens} | {size.wordpieces} | "
+              f"{target} |")
     return 0 if not errors else 1

@@ -100,8 +100,10 @@ class CortexdClient:
     def _keyed(self, idempotency_key: str | None) -> tuple[tuple[str, str], ...]:
         return self._metadata + (((IDEMPOTENCY_HEADER, idempotency_key),) if idempotency_key else ())
 
-    def list_tools(self) -> list[pb.ToolSpec]:
-        return list(self._bridge.ListTools(pb.ListToolsRequest(), timeout=self._timeout, metadata=self._metadata).tools)
+    def list_tools(self, profile: str = "full") -> list[pb.ToolSpec]:
+        """The MCP tools of a profile: "full" (every tool) or "default" (the everyday set a proxy lists)."""
+        return list(self._bridge.ListTools(pb.ListToolsRequest(profile=profile), timeout=self._timeout,
+                                           metadata=self._metadata).tools)
 
     def wait_ready(self, timeout: float) -> None:
         grpc.channel_ready_future(self._channel).result(timeout=timeout)

@@ -26,7 +26,7 @@ from preprocessing.entities import entity_key, is_technology
 from preprocessing.triples import ENDED, FactTriple
 
 EPISODE_KINDS = ("adr", "bug_root_cause", "invariant", "session_note", "migration", "incident", "decision", "conversation")
-# Recorded by the daemon itself from a proxy's passive capture, never through memory_record_episode.
+# Recorded by the daemon itself from a proxy's passive capture, never through record_episode.
 OBSERVATION_KIND = "tool_observation"
 # Predicates that hold several values at once; every other predicate has one value at a time.
 ACCUMULATING_PREDICATES = frozenset({

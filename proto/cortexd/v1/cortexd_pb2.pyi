@@ -11,8 +11,20 @@ MCP_TOOL_FIELD_NUMBER: _ClassVar[int]
 mcp_tool: _descriptor.FieldDescriptor
 WRITES_FIELD_NUMBER: _ClassVar[int]
 writes: _descriptor.FieldDescriptor
+TOOL_TITLE_FIELD_NUMBER: _ClassVar[int]
+tool_title: _descriptor.FieldDescriptor
+EVERYDAY_FIELD_NUMBER: _ClassVar[int]
+everyday: _descriptor.FieldDescriptor
+DESTRUCTIVE_FIELD_NUMBER: _ClassVar[int]
+destructive: _descriptor.FieldDescriptor
+IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+idempotent: _descriptor.FieldDescriptor
 REQUIRED_FIELD_NUMBER: _ClassVar[int]
 required: _descriptor.FieldDescriptor
+CHOICES_FIELD_NUMBER: _ClassVar[int]
+choices: _descriptor.FieldDescriptor
+ADVANCED_FIELD_NUMBER: _ClassVar[int]
+advanced: _descriptor.FieldDescriptor
 
 class Memory(_message.Message):
     __slots__ = ("id", "content", "tags", "entities", "strength", "created_at", "last_used_at", "use_count", "source", "context", "session_id", "namespace", "meta", "external_id", "superseded_by", "superseded_at", "long_term", "archived_at")
@@ -482,18 +494,30 @@ class ReportProxyHealthReply(_message.Message):
     def __init__(self, report_within_seconds: _Optional[float] = ...) -> None: ...
 
 class ToolSpec(_message.Message):
-    __slots__ = ("name", "description", "input_schema_json")
+    __slots__ = ("name", "description", "input_schema_json", "title", "read_only", "destructive", "idempotent", "everyday")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     INPUT_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    READ_ONLY_FIELD_NUMBER: _ClassVar[int]
+    DESTRUCTIVE_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+    EVERYDAY_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     input_schema_json: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema_json: _Optional[str] = ...) -> None: ...
+    title: str
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    everyday: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema_json: _Optional[str] = ..., title: _Optional[str] = ..., read_only: _Optional[bool] = ..., destructive: _Optional[bool] = ..., idempotent: _Optional[bool] = ..., everyday: _Optional[bool] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("profile",)
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
+    profile: str
+    def __init__(self, profile: _Optional[str] = ...) -> None: ...
 
 class ListToolsReply(_message.Message):
     __slots__ = ("tools",)

@@ -179,9 +179,9 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SearchMemory(self, request, context):
-        """Search saved memories (and, with `kinds`, facts, episodes and decisions):
-        keywords (BM25 with code-aware terms), meaning (embeddings), related
-        entities (graph) and recency, fused. Searches the caller's namespace and
+        """Search saved memories (with `kinds`, also facts, episodes and decisions).
+        Keywords (BM25 with code-aware terms), meaning (embeddings), related
+        entities (graph) and recency are fused. Searches the caller's namespace and
         the shared `global` namespace; best matches first. A superseded memory
         comes after every current one.
         """
@@ -205,9 +205,10 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AnalyzeMessage(self, request, context):
-        """Analyze a user message before acting on it: is it an explicit request to
-        remember (MUST_SAVE), worth saving (SHOULD_SAVE), a question about the past
-        (SHOULD_SEARCH), a duplicate or an update of a stored memory? Also suggests
+        """Analyze a user message before acting on it: save it, search, or neither?
+        Says whether it is an explicit request to remember (MUST_SAVE), worth
+        saving (SHOULD_SAVE), a question about the past (SHOULD_SEARCH), a
+        duplicate or an update of a stored memory. Also suggests
         entities, tags and strength for save_memory. Pass session_id so that short
         replies ("yes, let's go with that") are read in the context of earlier turns.
         """
@@ -303,8 +304,8 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ForgetMemory(self, request, context):
-        """Forget memories for good: by id, or every memory matching a query (a
-        query only previews its matches unless `confirm` is set). Deletes each
+        """Forget memories for good, by id or by query (previewed until confirmed).
+        A query only previews its matches unless `confirm` is set. Deletes each
         memory and what was derived from it (its embedding, index entries, the
         facts it alone was the source of, stored replies holding its text, copies
         of it in other memories' context) and keeps a tombstone without content,
@@ -316,9 +317,9 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def EditMemory(self, request, context):
-        """Correct a memory's text in place: the id stays, search, facts and
-        embedding follow the new text, and the old text is kept in the memory's
-        edit history (unless `drop_history`, for a secret).
+        """Correct a memory's text in place; the old text goes to its history.
+        The id stays; search, facts and embedding follow the new text; the
+        history keeps the old text unless `drop_history` (for a secret).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -1303,18 +1304,19 @@ class GraphServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RecordEpisode(self, request, context):
-        """Record an episode: an ADR or decision, a bug's root cause, an invariant,
-        a migration, an incident, or a session or conversation note, with the
-        files it touched and the entities it mentions.
+        """Record an episode: a decision, incident, root cause or note.
+        Kinds: an ADR or decision, a bug's root cause, an invariant, a migration,
+        an incident, or a session or conversation note, with the files it touched
+        and the entities it mentions.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def QueryEntity(self, request, context):
-        """Everything known about one entity: its active facts, superseded and
-        retracted history, related episodes, and its k-hop neighbourhood over
-        active facts.
+        """Everything known about one entity.
+        Its active facts, superseded and retracted history, related episodes, and
+        its k-hop neighbourhood over active facts.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
