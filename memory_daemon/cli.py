@@ -26,7 +26,10 @@ def _add_client_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     """The whole command line; derived_verbs=False skips deriving the graph and decisions verbs from the proto (proxy start-up)."""
+    from memory_daemon import __version__
+
     parser = argparse.ArgumentParser(prog="cortexd", description="Long-term memory for AI agents.")
+    parser.add_argument("--version", action="version", version=f"cortexd {__version__}")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     serve = verbs.add_parser("serve", help="run the memory daemon in the foreground")
@@ -204,6 +207,21 @@ def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `cortexd` command. A reader that stops early (`cortexd search x | head -1`) ends it quietly, as it would
+    end `grep`: exit status 141 (SIGPIPE's), no traceback and no "[Errno 32]"."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the flush at exit must not fail again
+        return EXIT_BROKEN_PIPE
+
+
+EXIT_BROKEN_PIPE = 128 + 13
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["hook"]:  # a fresh process per prompt: skip building the full command line
         from memory_daemon.client.hooks import main as run_hook
@@ -281,6 +299,13 @@ def _serve(args: argparse.Namespace) -> int:
     from memory_daemon.api.server import EXIT_BAD_CONFIG, exit_status, run
 
     configure_logging(args.log_level)
+    from memory_daemon.core.config_file import config_path
+    from memory_daemon.ops.config_check import unknown_tables
+
+    misnamed = unknown_tables(config_path())
+    if misnamed:
+        print("cortexd: " + "\ncortexd: ".join(misnamed), file=sys.stderr)
+        return exit_status(EXIT_BAD_CONFIG, args.supervisor)
     try:
         settings = DaemonSettings(
             data_dir=Path(args.data_dir).expanduser() if args.data_dir else default_data_dir(),
@@ -373,6 +398,8 @@ def _client_verb(args: argparse.Namespace) -> int:
         hint = " (is the daemon running? start it with `cortexd serve`)" if code == grpc.StatusCode.UNAVAILABLE else ""
         print(f"cortexd: {code.name.lower()}: {error.details()}{hint}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except (OSError, ValueError) as error:
         print(f"cortexd: {error}", file=sys.stderr)
         return 2
@@ -452,7 +479,10 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
 
         if (dump := dump_lines(args.file)) is not None:
             return run_restore(client, args, dump, as_dict)
-        reply = as_dict(client.import_records(_read_jsonl(args.file)))
+        records = _read_jsonl(args.file)  # checked whole before the first record is sent
+        total = 0 if not sys.stderr.isatty() else len(records) if isinstance(records, list) else \
+            sum(1 for _ in _records_from_file(args.file, ("text",)))
+        reply = as_dict(client.import_records(_with_progress(records, total)))
         _print(args, reply, f"imported {reply['imported']}, skipped {reply['skipped']} already present"
                + "".join(f"\nerror: {e}" for e in reply["errors"]))
         return 1 if reply["errors"] else 0
@@ -545,7 +575,42 @@ def _records(path: str, lines, keys: tuple[str, ...]):
             raise ValueError(f"{path}:{number}: not valid JSON: {error}") from None
         if not isinstance(record, dict) or not isinstance(record.get("text"), str):
             raise ValueError(f'{path}:{number}: expected an object with a "text" string')
+        problem = _record_problem(record)
+        if problem:
+            raise ValueError(f"{path}:{number}: {problem}")
         yield {key: str(record[key]) for key in keys if record.get(key) is not None}
+
+
+def _record_problem(record: dict) -> str | None:
+    """What the daemon would refuse in a record, found before anything is sent: the whole file or nothing."""
+    from memory_daemon.core.errors import InvalidArgument
+    from memory_daemon.core.timefmt import parse_iso
+    from proxy_server.namespace import NAMESPACE_PATTERN, NAMESPACE_RULE
+
+    if not record["text"].strip():
+        return '"text" is empty'
+    if record.get("timestamp") is not None:
+        try:
+            parse_iso(str(record["timestamp"]), "timestamp")
+        except InvalidArgument as error:
+            return str(error)
+    namespace = record.get("namespace")
+    if namespace is not None and not NAMESPACE_PATTERN.fullmatch(str(namespace)):
+        return f"namespace {str(namespace)[:80]!r} is invalid: use {NAMESPACE_RULE}"
+    return None
+
+
+def _with_progress(records, total: int, every: int = 500):
+    """The records, saying on a terminal's stderr how many were sent ("import: 1500/12000 records sent")."""
+    if not sys.stderr.isatty():
+        yield from records
+        return
+    sent = 0
+    for sent, record in enumerate(records, 1):
+        if sent % every == 0:
+            print(f"\rimport: {sent}/{total} records sent", end="", file=sys.stderr, flush=True)
+        yield record
+    print(f"\rimport: {sent}/{total} records sent, waiting for the daemon", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,17 @@ class ModelUnavailable(Exception):
 
 
 def models_dir() -> Path:
+    """CORTEXD_MODELS_DIR, else the checkout's models/ beside the code, else the copy a wheel installed."""
     override = os.environ.get(MODELS_DIR_ENV, "").strip()
-    return Path(override) if override else Path(__file__).resolve().parent.parent / "models"
+    if override:
+        return Path(override)
+    checkout = Path(__file__).resolve().parent.parent / "models"
+    if checkout.is_dir():
+        return checkout
+    import importlib.util
+
+    installed = importlib.util.find_spec("cortexd_models")
+    return Path(next(iter(installed.submodule_search_locations))) if installed is not None else checkout
 
 
 def sha256_of(path: Path) -> str:

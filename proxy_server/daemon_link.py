@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 import uuid
+from pathlib import Path
 
 import grpc
 
@@ -14,6 +16,20 @@ from proxy_server.autostart import spawn_daemon
 
 
 LOST_CONNECTION_NOTICE_SECONDS = 1.0
+START_POLL_SECONDS = 0.2  # how often an auto-start checks whether the daemon answers, or exited
+START_FAILURE_MEMORY_SECONDS = 10.0  # calls this soon after a failed auto-start get its cause at once
+LOG_TAIL_LINES = 3
+
+
+def _log_tail(log_path: Path, offset: int) -> str:
+    """The last lines the daemon wrote to its log since `offset`: where it says why it stopped."""
+    try:
+        with open(log_path, "rb") as log:
+            log.seek(offset)
+            lines = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    except OSError:
+        return "no log"
+    return " | ".join(lines[-LOG_TAIL_LINES:]) or "nothing in its log"
 
 
 class DaemonCallError(Exception):
@@ -50,6 +66,7 @@ class DaemonLink:
         self._bridge: pb_grpc.McpBridgeStub | None = None
         self._memory: pb_grpc.MemoryServiceStub | None = None
         self._start_lock = asyncio.Lock()
+        self._start_failure: tuple[float, str] | None = None  # (until when it is repeated, the message)
 
     async def bridge_call(self, method: str, request):
         """Call McpBridge.<method>; raises DaemonCallError with an actionable message on failure.
@@ -114,6 +131,11 @@ class DaemonLink:
                 await self._start_daemon_or_fail()
         return self._bridge
 
+    async def answers(self) -> bool:
+        """Whether a daemon answers now, without starting one."""
+        self._open_channel()
+        return not self._socket_missing() and await self._wait_ready(self._connect_timeout)
+
     def _socket_missing(self) -> bool:
         """Nothing can answer on a Unix socket that does not exist, so there is no point waiting."""
         return is_unix_address(self.address) and not socket_path_of(self.address).exists()
@@ -131,13 +153,31 @@ class DaemonLink:
         async with self._start_lock:
             if self._channel.get_state(try_to_connect=True) == grpc.ChannelConnectivity.READY:
                 return
+            if self._start_failure is not None and time.monotonic() < self._start_failure[0]:
+                raise DaemonCallError(self._start_failure[1], retriable=True)  # tried moments ago: say why again
             print(f"cortexd proxy: no daemon at {self.address}; starting one", file=sys.stderr)
-            spawn_daemon(socket_path_of(self.address), self._data_dir)
-            if not await self._wait_ready(self._start_timeout):
-                raise DaemonCallError(
-                    self._down_message() + f" An automatic start was tried; see {socket_path_of(self.address).with_name('daemon.log')}.",
-                    retriable=True,
-                )
+            log_path = socket_path_of(self.address).with_name("daemon.log")
+            log_offset = log_path.stat().st_size if log_path.exists() else 0
+            process = spawn_daemon(socket_path_of(self.address), self._data_dir)
+            cause = await self._wait_started(process, log_path, log_offset)
+            if cause is not None:
+                message = f"{self._down_message()} An automatic start failed: {cause} (log: {log_path})."
+                self._start_failure = (time.monotonic() + START_FAILURE_MEMORY_SECONDS, message)
+                print(f"cortexd proxy: {message}", file=sys.stderr)
+                raise DaemonCallError(message, retriable=True)
+            self._start_failure = None
+
+    async def _wait_started(self, process, log_path: Path, log_offset: int) -> str | None:
+        """None once the daemon answers; else why not: its exit status and last log lines the moment it exits (a
+        daemon that cannot start exits within a second or two), or the timeout."""
+        deadline = time.monotonic() + self._start_timeout
+        while time.monotonic() < deadline:
+            if await self._wait_ready(START_POLL_SECONDS):
+                return None
+            status = process.poll()
+            if status is not None:
+                return f"`cortexd serve` exited with status {status}: {_log_tail(log_path, log_offset)}"
+        return f"the daemon did not answer within {self._start_timeout:g} s"
 
     def _down_message(self) -> str:
         return (

@@ -71,6 +71,9 @@ def annotations_of(tool: pb.ToolSpec) -> types.ToolAnnotations:
                                  idempotent_hint=True if tool.idempotent else None)
 
 
+DAEMON_WATCH_SECONDS = 2.0  # how often a proxy whose daemon was down checks whether it answers now
+
+
 class ProxyFront:
     """The MCP server of one proxy: cortexd's own catalog, fetched from the daemon, merged with the namespaced tools,
     resources and prompts of the upstream MCP servers in config.toml."""
@@ -95,6 +98,7 @@ class ProxyFront:
         self._daemon_answers: dict[str, object] = {}  # the daemon's last catalog answers, served while it is down
         self._listening_sessions: set = set()  # host sessions that listed tools: they hear about catalog changes
         self._group = None
+        self._watching = False  # a task waits for a daemon that was down to announce its tools
         self.server = Server(
             SERVER_NAME, version=version, instructions=INSTRUCTIONS,
             on_list_tools=self.list_tools, on_call_tool=self.call_tool,
@@ -104,9 +108,9 @@ class ProxyFront:
         )
 
     def initialization_options(self):
-        changes = bool(self.upstreams)
+        # Always: the daemon can appear after the host's first listing (and upstreams come and go).
         return self.server.create_initialization_options(NotificationOptions(
-            tools_changed=changes, resources_changed=changes, prompts_changed=changes))
+            tools_changed=True, resources_changed=True, prompts_changed=True))
 
     async def serving(self, transport) -> None:
         """Run `transport()` (the host connection) with the upstreams, capture and health reports beside it."""
@@ -128,18 +132,48 @@ class ProxyFront:
 
     # -- the daemon's side -------------------------------------------------
 
-    async def _from_daemon(self, method: str, request):
-        """The daemon's answer. With upstreams, a daemon that is down leaves its last answer (or nothing) in its place,
-        so the upstreams stay usable; without, the failure is the host's to see."""
+    async def _from_daemon(self, method: str, request, session=None):
+        """The daemon's answer. A daemon that is down leaves its last answer (or nothing) in its place, so the
+        upstreams stay usable, and the proxy watches for it: once it answers, every host that listed hears
+        `list_changed` and lists again. A daemon never seen and no upstreams: the failure is the host's to see."""
         try:
             reply = await self.link.bridge_call(method, request)
         except DaemonCallError as error:
-            if not self.upstreams:
+            if session is not None:
+                self._listening_sessions.add(session)
+            watching = self._watch_for_daemon()
+            if not self.upstreams and not watching:
                 raise _protocol_error(error) from None
             print(f"cortexd proxy: {method}: {error}", file=sys.stderr)
             return self._daemon_answers.get(method)
         self._daemon_answers[method] = reply
         return reply
+
+    def _watch_for_daemon(self) -> bool:
+        """Start (once) the wait for a daemon that is down; False when there is no task group to run it in."""
+        if self._group is None:
+            return False
+        if not self._watching:
+            self._watching = True
+            self._group.start_soon(self._announce_when_daemon_answers)
+        return True
+
+    async def _announce_when_daemon_answers(self) -> None:
+        try:
+            while True:
+                await anyio.sleep(DAEMON_WATCH_SECONDS)
+                if not await self.link.answers():
+                    continue
+                try:
+                    self._daemon_answers["ListTools"] = await self.link.bridge_call(
+                        "ListTools", pb.ListToolsRequest(profile=self.tools_profile))
+                except DaemonCallError:
+                    continue
+                print("cortexd proxy: the daemon answers now; announcing its tools", file=sys.stderr)
+                await self._send_list_changed()
+                return
+        finally:
+            self._watching = False
 
     # -- tools ---------------------------------------------------------------
 
@@ -149,7 +183,7 @@ class ProxyFront:
             if not self._settled:  # the first listing gives upstreams that are still starting a moment
                 await self.upstreams.settle(self._list_wait)
                 self._settled = True
-        reply = await self._from_daemon("ListTools", pb.ListToolsRequest(profile=self.tools_profile))
+        reply = await self._from_daemon("ListTools", pb.ListToolsRequest(profile=self.tools_profile), ctx.session)
         own = [types.Tool(name=t.name, title=t.title or None, description=t.description,
                           input_schema=json.loads(t.input_schema_json),
                           annotations=annotations_of(t))

@@ -56,3 +56,43 @@ async def test_three_hosts_racing_bring_up_exactly_one_daemon(workdir):
     finally:
         for pid in _daemon_pids(socket_path):
             os.kill(pid, signal.SIGTERM)
+
+
+async def test_a_failed_auto_start_says_why_instead_of_blaming_a_missing_daemon(daemon, workdir):
+    # Another daemon already owns this data dir: the auto-started one exits 3 at once, and the call says so.
+    other_socket = workdir / "other" / "cortexd.sock"
+    async with mcp_session(f"unix:{other_socket}", "acme", "--data-dir", str(daemon.data_dir)) as host:
+        failed = await host.call_tool("search_memory", {"query": "anything"})
+        text = failed.content[0].text
+        assert failed.is_error and "An automatic start failed" in text and "exited with status 3" in text, text
+        assert "holds the store" in text or "already" in text, text
+        again = await host.call_tool("search_memory", {"query": "anything"})
+        assert again.is_error and "exited with status 3" in again.content[0].text, "the cause is kept, not re-tried"
+
+
+async def test_a_proxy_started_before_its_daemon_announces_the_tools_once_the_daemon_answers(workdir):
+    import mcp_types as types
+    from mcp import ClientSession, stdio_client
+
+    from conftest import Daemon
+    from memory_daemon.client.launcher import proxy_parameters
+
+    daemon = Daemon(workdir)  # not started yet
+    changed = anyio.Event()
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with stdio_client(proxy_parameters(daemon.address, "late")) as (read, write), \
+            ClientSession(read, write, message_handler=on_message) as host:
+        started = await host.initialize()
+        assert started.capabilities.tools.list_changed is True
+        assert (await host.list_tools()).tools == [], "no daemon yet: an empty list, not an error"
+        daemon.start()
+        try:
+            with anyio.fail_after(60):
+                await changed.wait()
+            assert "save_memory" in {t.name for t in (await host.list_tools()).tools}
+        finally:
+            daemon.stop()

@@ -243,6 +243,7 @@ def test_neither_manager_restarts_a_daemon_that_a_restart_cannot_fix(machine, ca
     agent = plistlib.loads(plist_text.encode())
     assert agent["KeepAlive"] == {"SuccessfulExit": False}
     assert agent["ProgramArguments"][-2:] == ["--supervisor", "launchd"]
+    assert agent["ProcessType"] == "Standard", "Background would let macOS throttle every memory call"
     for code in EXIT_CODES_A_RESTART_CANNOT_FIX:
         assert exit_status(code, "launchd") == 0 and exit_status(code, None) == code
     assert exit_status(EXIT_STORE_FAULT, "launchd") == exit_status(EXIT_STORE_FAULT, None) == EXIT_STORE_FAULT

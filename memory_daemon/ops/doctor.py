@@ -104,9 +104,15 @@ def _model_checks(client, as_dict) -> list[Check]:
         detail = f"{model['detail']}; path {model['path']}; load {model['load_ms']} ms"
         if model["sha256"]:
             detail += f"; sha256 {model['sha256']}"
-        checks.append(Check(f"model: {model['name']}", model["ok"], detail,
-                            "" if model["ok"] else "reinstall cortexd (models/ ships with it) and restart the daemon"))
+        checks.append(Check(f"model: {model['name']}", model["ok"], detail, "" if model["ok"] else MODELS_FIX))
     return checks
+
+
+# The model files ship in the package (a wheel's cortexd_models, or a checkout's models/); the daemon looks for them
+# in preprocessing.registry.models_dir().
+MODELS_FIX = ("the daemon reads models from CORTEXD_MODELS_DIR if set, else the checkout's models/, else the installed "
+              "package's cortexd_models/: reinstall cortexd (`make install` in a checkout, or `pip install "
+              "--force-reinstall <wheel>`), or point CORTEXD_MODELS_DIR at a models/ directory; then restart the daemon")
 
 
 def _model_file_check() -> Check:
@@ -116,17 +122,31 @@ def _model_file_check() -> Check:
         model = verified_model("encoder")
         return Check("model files: encoder", True, f"{model.directory} matches its manifest")
     except ModelUnavailable as problem:
-        return Check("model files: encoder", False, str(problem), "restore models/encoder from the repository")
+        from preprocessing.registry import models_dir
+
+        return Check("model files: encoder", False, f"{problem} (looked in {models_dir()})", MODELS_FIX)
+
+
+def config_check() -> Check:
+    """config.toml read as `serve`, the hooks and the proxy read it: a problem there stops the daemon's next start."""
+    from memory_daemon.core.config_file import config_path
+    from memory_daemon.ops.config_check import config_problems
+
+    path = config_path()
+    problems = config_problems(path)
+    if problems:
+        return Check("config", False, "; ".join(problems), f"edit {path}; `cortexd serve` refuses to start until then")
+    return Check("config", True, f"{path} is valid" if path.is_file() else f"no {path}: every setting has its default")
 
 
 def diagnose(client, data_dir: Path | None, as_dict) -> list[Check]:
-    """Every check, in the order a fix is best applied: the socket, the daemon, then what it serves, then the disk."""
+    """Every check, in the order a fix is best applied: the config, the socket, the daemon, what it serves, the disk."""
     import grpc
 
     from memory_daemon import __version__
     from memory_daemon.core.config import DATABASE_FILE, default_data_dir
 
-    checks = socket_checks(client.address)
+    checks = [config_check(), *socket_checks(client.address)]
     try:
         status = as_dict(client.get_status())
     except grpc.RpcError as error:

@@ -268,7 +268,8 @@ def launchd_plist(command: list[str], address: str, environment: dict[str, str],
         # Restarted when it crashes or fails, not after a clean stop.
         "KeepAlive": {"SuccessfulExit": False},
         "ThrottleInterval": 5,
-        "ProcessType": "Background",
+        # "Background" lets macOS throttle CPU and I/O: every host's memory call would wait on it.
+        "ProcessType": "Standard",
         "StandardOutPath": str(log_path),
         "StandardErrorPath": str(log_path),
     }
