@@ -174,9 +174,12 @@ class DaemonLink:
         while time.monotonic() < deadline:
             if await self._wait_ready(START_POLL_SECONDS):
                 return None
-            status = process.poll()
+            status = process.poll() if process is not None else None
             if status is not None:
-                return f"`cortexd serve` exited with status {status}: {_log_tail(log_path, log_offset)}"
+                tail = _log_tail(log_path, log_offset)
+                if f"listening on {self.address})" not in tail:
+                    return f"`cortexd serve` exited with status {status}: {tail}"
+                process = None  # another proxy's start won the race for this socket: wait for that daemon instead
         return f"the daemon did not answer within {self._start_timeout:g} s"
 
     def _down_message(self) -> str:
