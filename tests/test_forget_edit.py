@@ -167,3 +167,34 @@ def test_forget_and_edit_verbs_on_the_cli(daemon):
     assert [m["id"] for m in json.loads(forgotten.stdout)["memories"]] == [memory_id]
     again = cortexd("forget-memory", "--ids", memory_id)
     assert again.returncode == 1 and "no memory with id" in again.stderr
+
+
+async def test_a_purged_fact_and_episode_are_gone_and_the_integrity_check_says_so(workdir):
+    daemon = Daemon(workdir).start()
+    try:
+        async with mcp_session(daemon.address, "acme", "--tools", "full") as host:
+            fact = payload(await host.call_tool("upsert_fact", {"subject": "kestrel rollout", "predicate": "codename",
+                                                                "object": MARKER, "create_entities": True}))["fact"]
+            episode = payload(await host.call_tool("record_episode", {"kind": "session_note", "title": "Codenames",
+                                                                      "body": f"we picked {MARKER}"}))["episode"]
+            kept = payload(await host.call_tool("record_episode", {"kind": "session_note", "title": "Lunch",
+                                                                   "body": "pizza on Friday"}))["episode"]
+            before = payload(await host.call_tool("verify_integrity", {}))
+            assert before["rows_checked"] == 3 and before["purges"] == []
+            purged = payload(await host.call_tool("purge_records", {"ids": [fact["id"], episode["id"]],
+                                                                    "reason": "codename leaked"}))
+            assert {(p["id"], p["kind"]) for p in purged["purged"]} == {(fact["id"], "fact"), (episode["id"], "episode")}
+            after = purged["integrity"]
+            assert after["ok"] is True and after["rows_checked"] == 1 and after["merkle_root"] != before["merkle_root"]
+            assert {p["id"] for p in after["purges"]} == {fact["id"], episode["id"]}
+            assert all(p["reason"] == "codename leaked" for p in after["purges"])
+            again = await host.call_tool("purge_records", {"ids": [fact["id"]]})
+            assert again.is_error and "no fact or episode" in again.content[0].text
+            hits = payload(await host.call_tool("search_memory", {"query": MARKER, "kinds": ["all"]}))["hits"]
+            assert MARKER not in json.dumps(hits) and kept["id"]
+        exported = _export(daemon, "acme")
+        assert MARKER not in exported and len(_rows_of(exported, "purge")) == 2
+    finally:
+        daemon.stop()
+    assert MARKER.encode() not in _store_bytes(daemon.data_dir)
+    assert _cells_holding(daemon.data_dir / "cortexd.duckdb", MARKER) == []

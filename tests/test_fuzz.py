@@ -48,7 +48,7 @@ class RawProxy:
     def __init__(self, address: str, namespace: str) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "memory_daemon", "proxy", "--daemon", address, "--no-auto-start",
-             "--namespace", namespace, "--timeout", str(CALL_TIMEOUT_SECONDS)],
+             "--namespace", namespace, "--timeout", str(CALL_TIMEOUT_SECONDS), "--tools", "full"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
         self._replies: queue.Queue = queue.Queue()

@@ -16,7 +16,7 @@ TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analy
          "time_travel", "verify_integrity", "create_relation", "read_graph",
          "compile_context", "log_decision", "record_outcome", "list_decisions", "get_session",
          "observe_memory_usage", "promote_memory", "collect_garbage", "cluster_memories", "consolidate_memories",
-         "forget_memory", "edit_memory", "unarchive_memory"}
+         "forget_memory", "edit_memory", "unarchive_memory", "purge_records"}
 
 
 # The default profile: what a host lists unless the proxy runs with --tools full.

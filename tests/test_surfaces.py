@@ -60,7 +60,7 @@ def test_every_rpc_marked_as_a_tool_is_in_the_catalog_with_its_comment_and_schem
                                            "compile_context", "log_decision", "record_outcome", "list_decisions",
                                            "get_session", "observe_memory_usage", "promote_memory", "collect_garbage",
                                            "cluster_memories", "consolidate_memories", "forget_memory",
-                                           "edit_memory", "unarchive_memory"}
+                                           "edit_memory", "unarchive_memory", "purge_records"}
     upsert = catalog["upsert_fact"]
     assert upsert.input_schema["required"] == ["subject", "predicate", "object"]
     assert upsert.input_schema["properties"]["singular"] == {

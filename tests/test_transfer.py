@@ -94,12 +94,12 @@ def test_export_import_export_is_byte_identical_and_the_restore_is_seen_at_once(
     assert header == {"kind": "header", "format": "cortexd-dump", "format_version": 1, "cortexd_version": "0.1.0",
                       "schema_version": SCHEMA_VERSION, "namespace": None}
     kinds = [r["kind"] for r in rows]
-    order = ["memory", "memory_version", "tombstone", "entity", "fact", "episode", "decision", "relation"]
+    order = ["memory", "memory_version", "tombstone", "entity", "fact", "episode", "decision", "relation", "purge"]
     assert kinds == sorted(kinds, key=order.index), "kinds come in dump order"
     for kind in order:
         kind_ids = [r["row"]["id"] for r in rows if r["kind"] == kind]
         # Nothing was edited or forgotten in the seed: those two kinds have no rows here (test_forget_edit has them).
-        assert kind_ids == sorted(kind_ids) and bool(kind_ids) == (kind not in ("memory_version", "tombstone"))
+        assert kind_ids == sorted(kind_ids) and bool(kind_ids) == (kind not in ("memory_version", "tombstone", "purge"))
     assert end == {"kind": "end", "rows": {k: kinds.count(k) for k in order}}
     memories = {r["row"]["id"]: r["row"] for r in rows if r["kind"] == "memory"}
     assert memories[ids["old"]]["superseded_by"] == ids["new"] and memories[ids["old"]]["superseded_at"].endswith("Z")

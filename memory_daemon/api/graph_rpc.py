@@ -20,6 +20,17 @@ def entity_message(row: EntityRow) -> pb.Entity:
                      namespace=row.namespace, created_at=_iso(row.created_at))
 
 
+def integrity_message(report) -> pb.VerifyIntegrityReply:
+    return pb.VerifyIntegrityReply(
+        ok=report.ok, rows_checked=report.rows_checked, merkle_root=report.merkle_root,
+        problems=[pb.IntegrityProblem(table=p.table, id=p.id, stored_sha256=p.stored, computed_sha256=p.computed)
+                  for p in report.problems],
+        elapsed_ms=round(report.elapsed_ms, 2),
+        purges=[pb.PurgedRecord(id=i, kind=kind, purged_at=format_iso(at), reason=reason)
+                for i, kind, at, reason in report.purges],
+    )
+
+
 class GraphRpc:
     """The GraphService handlers, by RPC name; called from gRPC and from the MCP bridge alike."""
 
@@ -72,13 +83,13 @@ class GraphRpc:
                                   episodes=self.episode_messages(caller, episodes))
 
     def VerifyIntegrity(self, request: pb.VerifyIntegrityRequest, caller: Caller) -> pb.VerifyIntegrityReply:
-        report = self._graph.verify_integrity(caller.namespace)
-        return pb.VerifyIntegrityReply(
-            ok=report.ok, rows_checked=report.rows_checked, merkle_root=report.merkle_root,
-            problems=[pb.IntegrityProblem(table=p.table, id=p.id, stored_sha256=p.stored, computed_sha256=p.computed)
-                      for p in report.problems],
-            elapsed_ms=round(report.elapsed_ms, 2),
-        )
+        return integrity_message(self._graph.verify_integrity(caller.namespace))
+
+    def PurgeRecords(self, request: pb.PurgeRecordsRequest, caller: Caller) -> pb.PurgeRecordsReply:
+        purged, report = self._graph.purge(caller.namespace, request.ids, request.reason)
+        mine = {record_id for record_id, _ in purged}
+        return pb.PurgeRecordsReply(purged=[m for m in integrity_message(report).purges if m.id in mine],
+                                    integrity=integrity_message(report))
 
     def CreateRelation(self, request: pb.CreateRelationRequest, caller: Caller) -> pb.CreateRelationReply:
         row = self._graph.create_relation(caller.namespace, request.from_id.strip(), request.relation,

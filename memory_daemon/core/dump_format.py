@@ -8,7 +8,8 @@ DUMP_FORMAT = "cortexd-dump"
 FORMAT_VERSION = 1
 HEADER_KIND = "header"
 END_KIND = "end"
-ROW_KINDS = ("memory", "memory_version", "tombstone", "entity", "fact", "episode", "decision", "relation")  # dump order
+ROW_KINDS = ("memory", "memory_version", "tombstone", "entity", "fact", "episode", "decision", "relation",
+             "purge")  # dump order
 
 
 def is_dump_header(line: str) -> bool:

@@ -32,7 +32,7 @@ def _now() -> str:
 
 async def graph_story(daemon: DaemonProcess) -> None:
     _say("\n--- the knowledge graph: three sessions on the 'shop' codebase, through a real proxy ---\n")
-    async with proxy_session(daemon.address, "shop") as host:
+    async with proxy_session(daemon.address, "shop", "--tools", "full") as host:
         _say("[session 1, January] ADR-3: auth_service signs its tokens with JWT_HS256 and keeps users in PostgreSQL 15")
         adr = await _call(host, "record_episode", {
             "kind": "adr", "title": "ADR-3: auth_service issues JWT_HS256 tokens",
@@ -105,7 +105,7 @@ async def graph_story(daemon: DaemonProcess) -> None:
     with duckdb.connect(str(daemon.data_dir / "cortexd.duckdb")) as con:
         con.execute("UPDATE facts SET object_value = 'JWT_HS256' WHERE id = ?", [target])
     daemon.start()
-    async with proxy_session(daemon.address, "shop") as host:
+    async with proxy_session(daemon.address, "shop", "--tools", "full") as host:
         report = await _call(host, "verify_integrity", {})
         problems = ", ".join(f"{p['table']}/{p['id']}" for p in report["problems"])
         _say(f"after the restart, verify_integrity -> ok={report['ok']}; tampered rows: {problems}")

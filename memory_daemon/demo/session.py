@@ -23,12 +23,13 @@ async def _session(daemon: DaemonProcess) -> None:
     _say(f"daemon pid {daemon.process.pid} serving {daemon.address}, data in {daemon.data_dir}\n")
     async with (
         proxy_session(daemon.address, "acme") as desktop,
-        proxy_session(daemon.address, "acme") as cursor,
+        proxy_session(daemon.address, "acme", "--tools", "full") as cursor,
         proxy_session(daemon.address, "personal") as notes,
     ):
         tools = [t.name for t in (await desktop.list_tools()).tools]
-        _say(f"[claude-desktop] proxy up, namespace 'acme'; tools from the daemon: {', '.join(tools)}")
-        _say("[cursor]         proxy up, namespace 'acme'")
+        everything = (await cursor.list_tools()).tools
+        _say(f"[claude-desktop] proxy up, namespace 'acme'; the default profile's {len(tools)} tools: {', '.join(tools)}")
+        _say(f"[cursor]         proxy up, namespace 'acme', --tools full: {len(everything)} tools")
         _say("[notes-app]      proxy up, namespace 'personal'\n")
 
         message = "remember that I prefer pnpm over npm for every JavaScript project"

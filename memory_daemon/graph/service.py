@@ -17,6 +17,7 @@ from memory_daemon.graph.edges import EdgeIndex
 from memory_daemon.core.errors import InvalidArgument, NotFound
 from memory_daemon.core.validation import checked_text
 from memory_daemon.memory.service import visible_namespaces
+from memory_daemon.store.corrections import CorrectionRepository
 from memory_daemon.store.graph import (
     DigestMismatch, EntityRow, EpisodeRow, FactRow, GraphCounts, GraphRepository, RelationRow,
 )
@@ -129,6 +130,7 @@ class IntegrityReport:
     merkle_root: str
     problems: tuple[DigestMismatch, ...]
     elapsed_ms: float
+    purges: tuple = ()  # (id, kind, purged_at, reason) of the rows purged on purpose
 
     @property
     def ok(self) -> bool:
@@ -159,8 +161,9 @@ class GraphService:
         self._limits = limits
         self._secrets = secrets
         self._db = repository.database
-        # Entities are never changed or deleted, so a name, once resolved, stays resolved; a name that resolved
-        # to nothing stays unresolved until this service creates an entity with that key.
+        # Entities are never changed, and deleted only by a forget or purge, which calls forget_caches: so a name,
+        # once resolved, stays resolved; a name that resolved to nothing stays unresolved until this service
+        # creates an entity with that key.
         self._entities_by_key: dict[tuple[str, str], EntityRow] = {}
         self._keys_by_id: dict[str, str] = {}  # entity id -> key; a key never changes
         self._unknown_keys: set[tuple[str, str]] = set()
@@ -373,7 +376,25 @@ class GraphService:
         started = time.perf_counter()
         leaves, problems = self._repository.digests(visible_namespaces(namespace))
         root = merkle_root(leaves)
-        return IntegrityReport(len(leaves), root, tuple(problems), (time.perf_counter() - started) * 1000)
+        purges = tuple(CorrectionRepository(self._db).purges(visible_namespaces(namespace)))
+        return IntegrityReport(len(leaves), root, tuple(problems), (time.perf_counter() - started) * 1000, purges)
+
+    def purge(self, namespace: str, ids: Sequence[str], reason: str) -> tuple[list[tuple[str, str]], IntegrityReport]:
+        """Delete facts and episodes of the caller's namespace for good and rewrite the store file; the (id, kind)
+        purged and the integrity report after it. An id that is no fact or episode there is NotFound."""
+        wanted = list(dict.fromkeys(checked_text(i, "ids", self._limits.max_id_chars) for i in ids if i.strip()))
+        if not wanted:
+            raise InvalidArgument("ids must name at least one fact or episode")
+        reason = checked_text(self._secrets.text(namespace, reason), "reason", self._limits.max_value_chars,
+                              required=False)
+        purged = CorrectionRepository(self._db).purge_records(wanted, namespace, reason, utc_now())
+        missing = sorted(set(wanted) - {record_id for record_id, _ in purged})
+        if purged:
+            self.forget_caches([namespace])
+            self._db.rewrite()
+        if missing and not purged:
+            raise NotFound(f"no fact or episode {', '.join(missing)} in namespace {namespace!r}")
+        return purged, self.verify_integrity(namespace)
 
     def read_graph(self, namespace: str, limit: int) -> tuple[list[EntityRow], list[FactRow], list[RelationRow]]:
         visible = visible_namespaces(namespace)

@@ -24,10 +24,11 @@ from memory_daemon.store.dump import DUMPED_TABLES, Column, DumpRepository
 from memory_daemon.core.timefmt import parse_iso
 
 # Each kind of row and its table, in dump order: what a row refers to comes before it where it can.
-# memory_version: an edited memory's earlier text; tombstone: a forgotten memory's id, when and why (no text).
+# memory_version: an edited memory's earlier text; tombstone: a forgotten memory's id, when and why (no text);
+# purge: a purged fact's or episode's id, when and why (no text).
 KINDS: dict[str, str] = {"memory": "memories", "memory_version": "memory_history", "tombstone": "memory_tombstones",
                          "entity": "entities", "fact": "facts", "episode": "episodes", "decision": "decisions",
-                         "relation": "relations"}
+                         "relation": "relations", "purge": "purged_records"}
 assert tuple(KINDS) == ROW_KINDS and set(KINDS.values()) == set(DUMPED_TABLES)
 HEADER_KEYS = frozenset({"kind", "format", "format_version", "cortexd_version", "schema_version", "namespace"})
 EXPORT_PAGE_ROWS = 500

@@ -161,6 +161,38 @@ class CorrectionRepository:
                 f"WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING {MEMORY_COLUMNS}", [at, *ids, namespace]).fetchall()
         return [memory_row(r) for r in rows]
 
+    def purge_records(self, ids: Sequence[str], namespace: str, reason: str, at: datetime) -> list[tuple[str, str]]:
+        """Delete the namespace's facts and episodes among `ids` (with their embeddings and relations), record each
+        purge; the (id, kind) purged."""
+        if not ids:
+            return []
+        with self._db.transaction() as cursor:
+            facts = cursor.execute(
+                f"DELETE FROM facts WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING id, object_value",
+                [*ids, namespace]).fetchall()
+            episodes = cursor.execute(
+                f"DELETE FROM episodes WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING id, title, body",
+                [*ids, namespace]).fetchall()
+            purged = [(fact_id, "fact") for fact_id, _ in facts] + [(row[0], "episode") for row in episodes]
+            texts = [value for _, value in facts] + [text for row in episodes for text in row[1:]]
+            gone = [record_id for record_id, _ in purged]
+            if gone:
+                self._drop_orphan_entities(cursor, namespace, texts)
+                self._drop_replies(cursor, namespace, [*gone, *texts])
+                cursor.execute(f"DELETE FROM item_embeddings WHERE id IN ({_marks(gone)})", gone)
+                cursor.execute(f"DELETE FROM relations WHERE from_id IN ({_marks(gone)}) OR to_id IN ({_marks(gone)})",
+                               [*gone, *gone])
+                cursor.executemany(
+                    "INSERT OR REPLACE INTO purged_records (id, namespace, kind, purged_at, reason) "
+                    "VALUES (?, ?, ?, ?, ?)", [[record_id, namespace, kind, at, reason] for record_id, kind in purged])
+        return purged
+
+    def purges(self, namespaces: Sequence[str]) -> list[tuple[str, str, datetime, str]]:
+        """(id, kind, purged_at, reason) of the purges recorded in these namespaces, oldest first."""
+        return [tuple(r) for r in self._db.cursor().execute(
+            "SELECT id, kind, purged_at, reason FROM purged_records WHERE list_contains(?, namespace) "
+            "ORDER BY purged_at, id", [list(namespaces)]).fetchall()]
+
     def tombstones(self, namespace: str) -> list[tuple[str, datetime, str]]:
         """(id, forgotten_at, reason) of the namespace's forgotten memories, newest first."""
         return [tuple(r) for r in self._db.cursor().execute(

@@ -16,7 +16,7 @@ from memory_daemon.store.database import Database, first_row
 # Every table holding what users stored, in dump order. schema_version and idempotency_keys are the store's own
 # bookkeeping: a restore runs its own migrations, and remembered replies belong to one daemon's clients.
 DUMPED_TABLES = ("memories", "memory_history", "memory_tombstones", "entities", "facts", "episodes", "decisions",
-                 "relations")
+                 "relations", "purged_records")
 INSERT_CHUNK = 200  # rows per multi-row INSERT: DuckDB pays per statement
 
 

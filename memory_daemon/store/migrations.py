@@ -223,4 +223,21 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "CREATE INDEX memory_history_memory ON memory_history (memory_id)",
         ),
     ),
+    (
+        10,
+        (
+            # Facts and episodes purged for good (a secret in them): their rows are deleted, which changes the
+            # integrity root, so each purge is recorded here (what, when, why; never the text) and VerifyIntegrity
+            # reports them beside the root.
+            """
+            CREATE TABLE purged_records (
+                id        VARCHAR PRIMARY KEY,     -- the fact's or episode's id
+                namespace VARCHAR NOT NULL,
+                kind      VARCHAR NOT NULL,        -- fact or episode
+                purged_at TIMESTAMP NOT NULL,
+                reason    VARCHAR NOT NULL
+            )
+            """,
+        ),
+    ),
 )

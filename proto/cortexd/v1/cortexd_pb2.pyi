@@ -882,6 +882,34 @@ class TimeTravelReply(_message.Message):
     episodes: _containers.RepeatedCompositeFieldContainer[Episode]
     def __init__(self, valid_at: _Optional[str] = ..., known_at: _Optional[str] = ..., facts: _Optional[_Iterable[_Union[Fact, _Mapping]]] = ..., episodes: _Optional[_Iterable[_Union[Episode, _Mapping]]] = ...) -> None: ...
 
+class PurgeRecordsRequest(_message.Message):
+    __slots__ = ("ids", "reason")
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedScalarFieldContainer[str]
+    reason: str
+    def __init__(self, ids: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class PurgedRecord(_message.Message):
+    __slots__ = ("id", "kind", "purged_at", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PURGED_AT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: str
+    purged_at: str
+    reason: str
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., purged_at: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class PurgeRecordsReply(_message.Message):
+    __slots__ = ("purged", "integrity")
+    PURGED_FIELD_NUMBER: _ClassVar[int]
+    INTEGRITY_FIELD_NUMBER: _ClassVar[int]
+    purged: _containers.RepeatedCompositeFieldContainer[PurgedRecord]
+    integrity: VerifyIntegrityReply
+    def __init__(self, purged: _Optional[_Iterable[_Union[PurgedRecord, _Mapping]]] = ..., integrity: _Optional[_Union[VerifyIntegrityReply, _Mapping]] = ...) -> None: ...
+
 class VerifyIntegrityRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
@@ -899,18 +927,20 @@ class IntegrityProblem(_message.Message):
     def __init__(self, table: _Optional[str] = ..., id: _Optional[str] = ..., stored_sha256: _Optional[str] = ..., computed_sha256: _Optional[str] = ...) -> None: ...
 
 class VerifyIntegrityReply(_message.Message):
-    __slots__ = ("ok", "rows_checked", "merkle_root", "problems", "elapsed_ms")
+    __slots__ = ("ok", "rows_checked", "merkle_root", "problems", "elapsed_ms", "purges")
     OK_FIELD_NUMBER: _ClassVar[int]
     ROWS_CHECKED_FIELD_NUMBER: _ClassVar[int]
     MERKLE_ROOT_FIELD_NUMBER: _ClassVar[int]
     PROBLEMS_FIELD_NUMBER: _ClassVar[int]
     ELAPSED_MS_FIELD_NUMBER: _ClassVar[int]
+    PURGES_FIELD_NUMBER: _ClassVar[int]
     ok: bool
     rows_checked: int
     merkle_root: str
     problems: _containers.RepeatedCompositeFieldContainer[IntegrityProblem]
     elapsed_ms: float
-    def __init__(self, ok: _Optional[bool] = ..., rows_checked: _Optional[int] = ..., merkle_root: _Optional[str] = ..., problems: _Optional[_Iterable[_Union[IntegrityProblem, _Mapping]]] = ..., elapsed_ms: _Optional[float] = ...) -> None: ...
+    purges: _containers.RepeatedCompositeFieldContainer[PurgedRecord]
+    def __init__(self, ok: _Optional[bool] = ..., rows_checked: _Optional[int] = ..., merkle_root: _Optional[str] = ..., problems: _Optional[_Iterable[_Union[IntegrityProblem, _Mapping]]] = ..., elapsed_ms: _Optional[float] = ..., purges: _Optional[_Iterable[_Union[PurgedRecord, _Mapping]]] = ...) -> None: ...
 
 class CreateRelationRequest(_message.Message):
     __slots__ = ("from_id", "relation", "to_id", "strength")

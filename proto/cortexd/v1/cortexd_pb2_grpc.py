@@ -1259,6 +1259,11 @@ class GraphServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelReply.FromString,
                 _registered_method=True)
+        self.PurgeRecords = channel.unary_unary(
+                '/cortexd.v1.GraphService/PurgeRecords',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.PurgeRecordsRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.PurgeRecordsReply.FromString,
+                _registered_method=True)
         self.VerifyIntegrity = channel.unary_unary(
                 '/cortexd.v1.GraphService/VerifyIntegrity',
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.VerifyIntegrityRequest.SerializeToString,
@@ -1330,6 +1335,17 @@ class GraphServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PurgeRecords(self, request, context):
+        """Purge facts or episodes for good, e.g. a secret typed into one.
+        Deletes the rows (retire_fact only ends a fact and keeps it), records each
+        purge (id, kind, time, reason; never the text), rewrites the store file so
+        no free block keeps the text, and returns the integrity root recomputed
+        without them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def VerifyIntegrity(self, request, context):
         """Recompute every fact's and episode's SHA-256 and a Merkle root over them;
         list each row whose content no longer matches its stored hash.
@@ -1380,6 +1396,11 @@ def add_GraphServiceServicer_to_server(servicer, server):
                     servicer.TimeTravel,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.TimeTravelReply.SerializeToString,
+            ),
+            'PurgeRecords': grpc.unary_unary_rpc_method_handler(
+                    servicer.PurgeRecords,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.PurgeRecordsRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.PurgeRecordsReply.SerializeToString,
             ),
             'VerifyIntegrity': grpc.unary_unary_rpc_method_handler(
                     servicer.VerifyIntegrity,
@@ -1536,6 +1557,33 @@ class GraphService:
             '/cortexd.v1.GraphService/TimeTravel',
             cortexd_dot_v1_dot_cortexd__pb2.TimeTravelRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.TimeTravelReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PurgeRecords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.GraphService/PurgeRecords',
+            cortexd_dot_v1_dot_cortexd__pb2.PurgeRecordsRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.PurgeRecordsReply.FromString,
             options,
             channel_credentials,
             insecure,
