@@ -13,7 +13,7 @@ from memory_daemon.client.launcher import CORTEXD_COMMAND as CORTEXD
 from memory_daemon.client.launcher import DaemonProcess
 from memory_daemon.client.launcher import proxy_session as mcp_session
 
-__all__ = ["CORTEXD", "Daemon", "free_port", "mcp_session"]
+__all__ = ["CORTEXD", "Daemon", "free_port", "mcp_session", "store_cells_holding"]
 
 
 @pytest.fixture
@@ -54,3 +54,21 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def store_cells_holding(database_path: Path, needles) -> dict[str, list[str]]:
+    """needle -> every table.column of a stopped daemon's store whose value holds it (text, lists and blobs alike)."""
+    import duckdb
+
+    found: dict[str, list[str]] = {}
+    with duckdb.connect(str(database_path), read_only=True) as db:
+        for (table,) in db.execute("SELECT table_name FROM information_schema.tables").fetchall():
+            for (column,) in db.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+                                        [table]).fetchall():
+                for needle in needles:
+                    for (value,) in db.execute(f'SELECT "{column}" FROM "{table}"').fetchall():
+                        raw = value if isinstance(value, bytes) else str(value).encode("utf-8")
+                        if needle.encode("utf-8") in raw:
+                            found.setdefault(needle, []).append(f"{table}.{column}")
+                            break
+    return found

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 
-import duckdb
 import pytest
 
-from conftest import CORTEXD, Daemon, mcp_session
+from conftest import CORTEXD, Daemon, mcp_session, store_cells_holding
 
 pytestmark = pytest.mark.anyio
 
@@ -37,19 +36,7 @@ def _store_bytes(data_dir) -> bytes:
 
 
 def _cells_holding(database_path, needle: str) -> list[str]:
-    """Every table.column of the store whose value holds the needle (text, lists and blobs alike)."""
-    found = []
-    with duckdb.connect(str(database_path), read_only=True) as db:
-        tables = [t for (t,) in db.execute("SELECT table_name FROM information_schema.tables").fetchall()]
-        for table in tables:
-            for (column,) in db.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
-                                        [table]).fetchall():
-                for (value,) in db.execute(f'SELECT "{column}" FROM "{table}"').fetchall():
-                    raw = value if isinstance(value, bytes) else str(value).encode("utf-8")
-                    if needle.encode("utf-8") in raw:
-                        found.append(f"{table}.{column}")
-                        break
-    return found
+    return store_cells_holding(database_path, [needle]).get(needle, [])
 
 
 async def test_a_forgotten_memory_is_gone_from_search_export_tables_and_the_file(workdir):

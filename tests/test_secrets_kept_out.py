@@ -6,10 +6,9 @@ import json
 import os
 import subprocess
 
-import duckdb
 import pytest
 
-from conftest import CORTEXD, Daemon, mcp_session
+from conftest import CORTEXD, Daemon, mcp_session, store_cells_holding
 
 pytestmark = pytest.mark.anyio
 
@@ -22,21 +21,6 @@ SECRETS = (GITHUB, OPENAI, PASSWORD)
 def payload(result) -> dict:
     assert not result.is_error, result.content[0].text
     return json.loads(result.content[0].text)
-
-
-def _tables_holding(database_path, needles) -> dict[str, list[str]]:
-    """needle -> every table.column of the store whose value holds it."""
-    found: dict[str, list[str]] = {}
-    with duckdb.connect(str(database_path), read_only=True) as db:
-        for (table,) in db.execute("SELECT table_name FROM information_schema.tables").fetchall():
-            for (column,) in db.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
-                                        [table]).fetchall():
-                for (value,) in db.execute(f'SELECT "{column}" FROM "{table}"').fetchall():
-                    raw = value if isinstance(value, bytes) else str(value).encode("utf-8")
-                    for needle in needles:
-                        if needle.encode("utf-8") in raw:
-                            found.setdefault(needle, []).append(f"{table}.{column}")
-    return found
 
 
 async def test_no_write_path_stores_a_secret_and_markers_name_the_kind(workdir):
@@ -79,7 +63,7 @@ async def test_no_write_path_stores_a_secret_and_markers_name_the_kind(workdir):
         assert "redaction_off" in daemon.log() and "scratch" in daemon.log()
     finally:
         daemon.stop()
-    found = _tables_holding(daemon.data_dir / "cortexd.duckdb", SECRETS)
+    found = store_cells_holding(daemon.data_dir / "cortexd.duckdb", SECRETS)
     # Only the opted-out namespace keeps one: its memory, and the stored reply of its save (search_text is lowered).
     assert {needle: set(places) for needle, places in found.items()} == {
         OPENAI: {"memories.content", "idempotency_keys.reply"}}
