@@ -49,6 +49,20 @@ def test_vector_index_switches_to_cells_and_still_sees_new_and_superseded_rows()
     assert index.current_version("ns", "m1") == "m2"
 
 
+def test_current_rows_are_found_however_many_rows_are_superseded():
+    # The exact path masks superseded rows out; it once fetched `limit` plus every superseded row and filtered them
+    # one by one, so an import got slower with every update it recorded.
+    matrix = clustered(2000)
+    ids = [f"m{i}" for i in range(2000)]
+    index = VectorIndex(lambda _ns: (list(ids), list(ids), matrix, {f"m{i}": "m0" for i in range(1, 1500)}))
+    index.add("ns", [("late", "late", matrix[1600])], load=True)
+    index.mark_superseded("ns", "m1600", "late")
+    found = index.nearest("ns", matrix[3], 5, include_superseded=False)
+    assert len(found) == 5 and all(int(m[1:]) >= 1500 or m in ("m0", "late") for m, _t, _s in found)
+    assert "m1600" not in [m for m, _t, _s in index.nearest("ns", matrix[1600], 5, include_superseded=False)]
+    assert index.nearest("ns", matrix[3], 1)[0][0] == "m3", "history stays searchable"
+
+
 def _index(texts: list[str]) -> _NamespaceIndex:
     index = _NamespaceIndex()
     for i, text in enumerate(texts):

@@ -24,15 +24,29 @@ class _NamespaceVectors:
         self.matrix[: len(ids)] = matrix
         self.size = len(ids)
         self.position = {memory_id: i for i, memory_id in enumerate(ids)}
+        # False at a superseded row: a search for current rows masks them out in one step, whatever their number
+        # (it used to fetch limit + every superseded row and filter them in Python, which made a long import
+        # quadratic: an import supersedes more rows the further it gets).
+        self.current = np.ones(len(self.matrix), dtype=bool)
+        for memory_id in self.superseded:
+            if memory_id in self.position:
+                self.current[self.position[memory_id]] = False
         self.coarse: CoarseIndex | None = None  # set by a background build once the namespace is large
         self.building = False
+
+    def supersede(self, memory_id: str, successor_id: str) -> None:
+        self.superseded[memory_id] = successor_id
+        if memory_id in self.position:
+            self.current[self.position[memory_id]] = False
 
     def add(self, memory_id: str, text: str, vector: np.ndarray) -> None:
         if self.size == len(self.matrix):  # grow by doubling, so appends stay amortised O(1)
             grown = np.zeros((2 * len(self.matrix), DIMENSIONS), dtype=np.float32)
             grown[: self.size] = self.matrix[: self.size]
             self.matrix = grown
+            self.current = np.concatenate([self.current, np.ones(len(grown) - len(self.current), dtype=bool)])
         self.matrix[self.size] = vector
+        self.current[self.size] = memory_id not in self.superseded
         self.position[memory_id] = self.size
         self.ids.append(memory_id)
         self.texts.append(text)
@@ -72,15 +86,19 @@ class VectorIndex:
                 if vectors.size > coarse.size:  # rows added since the build are scanned exactly
                     positions = np.concatenate([positions, np.arange(coarse.size, vectors.size)])
                     scores = np.concatenate([scores, vectors.matrix[coarse.size: vectors.size] @ vector])
-            count = min(limit + (0 if include_superseded else len(vectors.superseded)), len(scores))
+            if not include_superseded:
+                keep = vectors.current[: vectors.size] if positions is None else vectors.current[positions]
+                scores = np.where(keep, scores, -np.inf)
+                allowed = int(keep.sum())
+            else:
+                allowed = len(scores)
+            count = min(limit, allowed)
             if count == 0:
                 return []
             top = np.argpartition(-scores, count - 1)[:count]
             top = top[np.argsort(-scores[top])]
             rows = top if positions is None else positions[top]
-            found = [(vectors.ids[i], vectors.texts[i], float(s)) for i, s in zip(rows, scores[top])
-                     if include_superseded or vectors.ids[i] not in vectors.superseded]
-            return found[:limit]
+            return [(vectors.ids[i], vectors.texts[i], float(s)) for i, s in zip(rows, scores[top])]
 
     def coarse_ready(self, namespace: str) -> bool:
         """Whether searches in the namespace go through its coarse-cell index."""
@@ -97,7 +115,7 @@ class VectorIndex:
         with self._lock:
             vectors = self._namespaces.get(namespace)
             if vectors is not None:
-                vectors.superseded[memory_id] = successor_id
+                vectors.supersede(memory_id, successor_id)
 
     def current_version(self, namespace: str, memory_id: str, max_steps: int = 16) -> str:
         """The end of the memory's chain of successors (the memory itself when it is current)."""
