@@ -85,8 +85,9 @@ async def test_a_forgotten_memory_is_gone_from_search_export_tables_and_the_file
     assert _cells_holding(data_dir / "cortexd.duckdb", secret_id) == ["idempotency_keys.reply", "memory_tombstones.id"]
 
 
-async def test_forgetting_by_query_needs_confirm_and_touches_only_the_callers_namespace(daemon):
-    async with mcp_session(daemon.address, "acme") as host, mcp_session(daemon.address, "other") as stranger:
+async def test_forgetting_by_query_needs_confirm_and_touches_only_the_callers_namespace(module_daemon):
+    async with mcp_session(module_daemon.address, "q-acme") as host, \
+            mcp_session(module_daemon.address, "q-other") as stranger:
         mine = payload(await host.call_tool("save_memory", {"content": "The cafeteria closes at 3pm on Fridays"}))
         theirs = payload(await stranger.call_tool("save_memory", {"content": "The cafeteria closes at 3pm on Fridays"}))
         done = payload(await host.call_tool("forget_memory", {"query": "cafeteria closes", "confirm": True}))
@@ -100,8 +101,8 @@ async def test_forgetting_by_query_needs_confirm_and_touches_only_the_callers_na
         assert neither.is_error and "either ids or a query" in neither.content[0].text
 
 
-async def test_an_edit_changes_the_text_in_place_and_keeps_the_old_one_in_history(daemon):
-    async with mcp_session(daemon.address, "acme") as host:
+async def test_an_edit_changes_the_text_in_place_and_keeps_the_old_one_in_history(module_daemon):
+    async with mcp_session(module_daemon.address, "edit") as host:
         saved = payload(await host.call_tool("save_memory", {"content": "The staging database listens on port 5433"}))
         memory_id = saved["memory"]["id"]
         edited = payload(await host.call_tool("edit_memory", {"id": memory_id, "reason": "wrong port",
@@ -113,18 +114,18 @@ async def test_an_edit_changes_the_text_in_place_and_keeps_the_old_one_in_histor
         assert payload(await host.call_tool("search_memory", {"query": "5433"}))["hits"] == []
         empty = await host.call_tool("edit_memory", {"id": memory_id, "content": "   "})
         assert empty.is_error and "content must not be empty" in empty.content[0].text
-    exported = _export(daemon, "acme")
+    exported = _export(module_daemon, "edit")
     versions = _rows_of(exported, "memory_version")
     assert [(v["memory_id"], v["version"], v["content"], v["reason"]) for v in versions] == [
         (memory_id, 1, "The staging database listens on port 5433", "wrong port")]
 
-    with daemon.client("acme") as client:
+    with module_daemon.client("edit") as client:
         client.edit_memory(id=memory_id, content="The staging database listens on port 7000", drop_history=True)
-    assert "5433" not in _export(daemon, "acme")
+    assert "5433" not in _export(module_daemon, "edit")
 
 
-async def test_unarchive_brings_a_memory_back_and_gc_leaves_it_alone(daemon):
-    async with mcp_session(daemon.address, "acme") as host:
+async def test_unarchive_brings_a_memory_back_and_gc_leaves_it_alone(module_daemon):
+    async with mcp_session(module_daemon.address, "arch") as host:
         memory_id = payload(await host.call_tool("save_memory", {"content": "Quarterly taxes are due on the 15th"}))[
             "memory"]["id"]
         archived = payload(await host.call_tool("collect_garbage", {"apply": True, "forget_threshold": 2.0,
@@ -138,12 +139,12 @@ async def test_unarchive_brings_a_memory_back_and_gc_leaves_it_alone(daemon):
         assert payload(await host.call_tool("collect_garbage", {"apply": True, "forget_threshold": 2.0}))["archived"] == []
 
 
-def test_forget_and_edit_verbs_on_the_cli(daemon):
-    with daemon.client("ops") as client:
+def test_forget_and_edit_verbs_on_the_cli(module_daemon):
+    with module_daemon.client("cli-ops") as client:
         memory_id = client.save_memory(content="The on-call pager number is 555-0199").memory.id
 
     def cortexd(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*CORTEXD, "memory", *args, "--daemon", daemon.address, "--namespace", "ops"],
+        return subprocess.run([*CORTEXD, "memory", *args, "--daemon", module_daemon.address, "--namespace", "cli-ops"],
                               capture_output=True, text=True, timeout=60)
 
     edited = cortexd("edit-memory", "--id", memory_id, "--content", "The on-call pager number is 555-0142")
