@@ -1,4 +1,4 @@
-"""One namespace rule for the proxy, the hooks and the CLI: the flag, then CORTEXD_NAMESPACE, then the git repository."""
+"""One namespace rule for the proxy, the hooks and the CLI: the flag, else CORTEXD_NAMESPACE, else the git repo."""
 
 from __future__ import annotations
 

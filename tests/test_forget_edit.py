@@ -136,7 +136,8 @@ async def test_unarchive_brings_a_memory_back_and_gc_leaves_it_alone(module_daem
         assert [m["id"] for m in back] == [memory_id] and not back[0].get("archived_at")
         hits = payload(await host.call_tool("search_memory", {"query": "quarterly taxes"}))["hits"]
         assert [h["memory"]["id"] for h in hits] == [memory_id]
-        assert payload(await host.call_tool("collect_garbage", {"apply": True, "forget_threshold": 2.0}))["archived"] == []
+        again = payload(await host.call_tool("collect_garbage", {"apply": True, "forget_threshold": 2.0}))
+        assert again["archived"] == []
 
 
 def test_forget_and_edit_verbs_on_the_cli(module_daemon):
@@ -171,7 +172,8 @@ async def test_a_purged_fact_and_episode_are_gone_and_the_integrity_check_says_s
             assert before["rows_checked"] == 3 and before["purges"] == []
             purged = payload(await host.call_tool("purge_records", {"ids": [fact["id"], episode["id"]],
                                                                     "reason": "codename leaked"}))
-            assert {(p["id"], p["kind"]) for p in purged["purged"]} == {(fact["id"], "fact"), (episode["id"], "episode")}
+            assert {(p["id"], p["kind"]) for p in purged["purged"]} == {(fact["id"], "fact"),
+                                                                       (episode["id"], "episode")}
             after = purged["integrity"]
             assert after["ok"] is True and after["rows_checked"] == 1 and after["merkle_root"] != before["merkle_root"]
             assert {p["id"] for p in after["purges"]} == {fact["id"], episode["id"]}

@@ -1,4 +1,4 @@
-"""Secrets never reach the store, on any write path, through real proxies and the CLI; a namespace can opt out, loudly."""
+"""Secrets never reach the store on any write path, through real proxies and the CLI; a namespace may opt out loudly."""
 
 from __future__ import annotations
 

@@ -20,7 +20,8 @@ from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.retrieval.hybrid import HybridRetriever, ScoredMemory, SearchQuery, check_signals
 from memory_daemon.memory.dynamics import (
-    IMPORTED_AT_KEY, MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive, used_by,
+    IMPORTED_AT_KEY, MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive,
+    used_by,
 )
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow

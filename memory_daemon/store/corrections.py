@@ -69,8 +69,8 @@ class CorrectionRepository:
                 [*gone_ids, namespace]).fetchall()]
             if facts:
                 cursor.execute(f"DELETE FROM item_embeddings WHERE id IN ({_marks(facts)})", facts)
-            cursor.execute(f"DELETE FROM relations WHERE from_id IN ({_marks(gone_ids)}) OR to_id IN ({_marks(gone_ids)})",
-                           [*gone_ids, *gone_ids])
+            cursor.execute(f"DELETE FROM relations WHERE from_id IN ({_marks(gone_ids)}) "
+                           f"OR to_id IN ({_marks(gone_ids)})", [*gone_ids, *gone_ids])
             self._drop_orphan_entities(cursor, namespace, texts)
             cleared = self._clear_quotes(cursor, namespace, texts)
             replies = self._drop_replies(cursor, namespace, [*gone_ids, *texts])
@@ -158,7 +158,8 @@ class CorrectionRepository:
         with self._db.writing() as cursor:
             rows = cursor.execute(
                 f"UPDATE memories SET archived_at = NULL, last_used_at = greatest(last_used_at, ?) "
-                f"WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING {MEMORY_COLUMNS}", [at, *ids, namespace]).fetchall()
+                f"WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING {MEMORY_COLUMNS}",
+                [at, *ids, namespace]).fetchall()
         return [memory_row(r) for r in rows]
 
     def purge_records(self, ids: Sequence[str], namespace: str, reason: str, at: datetime) -> list[tuple[str, str]]:
