@@ -30,10 +30,12 @@ async def test_no_write_path_stores_a_secret_and_markers_name_the_kind(workdir):
         async with mcp_session(daemon.address, "acme") as host:
             saved = payload(await host.call_tool("save_memory", {
                 "content": f"remember that the staging password={PASSWORD} and the token is {GITHUB}",
-                "context": f"earlier: my OpenAI key {OPENAI}", "tags": ["infra"]}))["memory"]
+                "context": f"earlier: my OpenAI key {OPENAI}", "tags": ["infra"],
+                "meta": {"api_key": "plain-value", "token_count": 5}}))["memory"]
             assert saved["content"] == ("remember that the staging password=[REDACTED:password] and the token is "
                                         "[REDACTED:github-token]")
             assert saved["context"] == "earlier: my OpenAI key [REDACTED:api-key]"
+            assert saved["meta"] == {"api_key": "[REDACTED]", "token_count": 5}, "a count under a 'token' key stays"
             analysis = payload(await host.call_tool("analyze_message", {
                 "message": f"the wifi password is {PASSWORD} btw", "session_id": "s1"}))
             assert PASSWORD not in json.dumps(analysis)
