@@ -67,8 +67,3 @@ def resolve_namespace(flag: str | None, directory: Path, environ: Mapping[str, s
             name = repository_namespace(candidate.name)
             return Namespace(name, "git repository", candidate.name if name != candidate.name else "")
     return Namespace(DEFAULT_NAMESPACE, "default")
-
-
-def namespace_for(directory: Path) -> str:
-    """The namespace of a directory when no flag or environment variable names one."""
-    return resolve_namespace(None, directory, environ={}).name

@@ -30,6 +30,7 @@ from memory_daemon.core.timefmt import format_iso, parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
 from memory_daemon.retrieval.vectors import VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
+from proxy_server.namespace import NAMESPACE_PATTERN
 from preprocessing.dedup import (
     UPDATE_MARGIN, DedupAction, DedupCandidate, DedupThresholds, DedupVerdict, announces_change, announces_return,
     names_other_instance, shares_topic,
@@ -60,12 +61,10 @@ QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kin
 DEFAULT_FORGET_MATCHES, MAX_FORGET_MATCHES = 10, 50  # memories a forget by query previews or forgets
 
 
-_NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
 def checked_namespace(namespace: str) -> str:
-    """The namespace if it is 1-64 letters, digits, '.', '_' or '-' (starting alphanumeric)."""
-    if not _NAMESPACE.fullmatch(namespace):
+    """The namespace if it is 1-64 letters, digits, '.', '_' or '-' (starting alphanumeric): the rule the proxy,
+    the hooks and the CLI check before they call (proxy_server.namespace)."""
+    if not NAMESPACE_PATTERN.fullmatch(namespace):
         raise InvalidArgument(
             f"namespace {namespace[:80]!r} is invalid: use 1-64 letters, digits, '.', '_' or '-', starting alphanumeric"
         )
@@ -526,9 +525,6 @@ class MemoryService:
         rows = self._corrections.unarchive(wanted, namespace, utc_now()) if wanted else []
         self._rows.put(rows)
         return rows
-
-    def history(self, memory_id: str) -> list[tuple[int, str, object, str]]:
-        return self._corrections.history(memory_id)
 
     def _drop_from_caches(self, namespace: str, ids: list[str], texts: list[str]) -> None:
         """Every RAM copy of forgotten memories or texts: rows, indexes (reloaded on the next search), session notes,

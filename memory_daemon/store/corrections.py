@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory_daemon.store.database import Database, first_row
+from memory_daemon.store.database import Database, first_row, in_list
 from memory_daemon.store.memories import MEMORY_COLUMNS, MemoryRow, memory_row, stored_vector
 
 
@@ -19,10 +19,6 @@ class Forgotten:
     facts_removed: int = 0
     replies_removed: int = 0
     contexts_cleared: int = 0
-
-
-def _marks(values: Sequence) -> str:
-    return ", ".join("?" * len(values))
 
 
 def _holds_any(blob: bytes, needles: Sequence[bytes]) -> bool:
@@ -52,25 +48,20 @@ class CorrectionRepository:
             return Forgotten(())
         with self._db.transaction() as cursor:
             gone = cursor.execute(
-                f"DELETE FROM memories WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING id, content",
+                f"DELETE FROM memories WHERE id IN {in_list(ids)} AND namespace = ? RETURNING id, content",
                 [*ids, namespace]).fetchall()
             if not gone:
                 return Forgotten(())
             gone_ids = [memory_id for memory_id, _ in gone]
             earlier = [text for (text,) in cursor.execute(
-                f"SELECT content FROM memory_history WHERE memory_id IN ({_marks(gone_ids)})", gone_ids).fetchall()]
+                f"SELECT content FROM memory_history WHERE memory_id IN {in_list(gone_ids)}", gone_ids).fetchall()]
             texts = [text for _, text in gone] + earlier
             cursor.executemany(
                 "INSERT OR REPLACE INTO memory_tombstones (id, namespace, forgotten_at, reason) VALUES (?, ?, ?, ?)",
                 [[memory_id, namespace, at, reason] for memory_id in gone_ids])
-            cursor.execute(f"DELETE FROM memory_history WHERE memory_id IN ({_marks(gone_ids)})", gone_ids)
-            facts = [fact_id for (fact_id,) in cursor.execute(
-                f"DELETE FROM facts WHERE source IN ({_marks(gone_ids)}) AND namespace = ? RETURNING id",
-                [*gone_ids, namespace]).fetchall()]
-            if facts:
-                cursor.execute(f"DELETE FROM item_embeddings WHERE id IN ({_marks(facts)})", facts)
-            cursor.execute(f"DELETE FROM relations WHERE from_id IN ({_marks(gone_ids)}) "
-                           f"OR to_id IN ({_marks(gone_ids)})", [*gone_ids, *gone_ids])
+            cursor.execute(f"DELETE FROM memory_history WHERE memory_id IN {in_list(gone_ids)}", gone_ids)
+            facts = self._drop_facts_of(cursor, gone_ids, namespace)
+            self._drop_relations_of(cursor, gone_ids)
             self._drop_orphan_entities(cursor, namespace, texts)
             cleared = self._clear_quotes(cursor, namespace, texts)
             replies = self._drop_replies(cursor, namespace, [*gone_ids, *texts])
@@ -79,16 +70,27 @@ class CorrectionRepository:
     def forget_facts_of(self, memory_id: str, namespace: str) -> int:
         """Delete the facts a memory was the source of (an edit records them again from the new text)."""
         with self._db.transaction() as cursor:
-            facts = [fact_id for (fact_id,) in cursor.execute(
-                "DELETE FROM facts WHERE source = ? AND namespace = ? RETURNING id", [memory_id, namespace]).fetchall()]
-            if facts:
-                cursor.execute(f"DELETE FROM item_embeddings WHERE id IN ({_marks(facts)})", facts)
-        return len(facts)
+            return len(self._drop_facts_of(cursor, [memory_id], namespace))
 
     def scrub(self, namespace: str, texts: Sequence[str]) -> tuple[int, int]:
         """(contexts cleared, replies deleted) for texts no longer to be kept anywhere: an edit that drops history."""
         with self._db.transaction() as cursor:
             return self._clear_quotes(cursor, namespace, texts), self._drop_replies(cursor, namespace, texts)
+
+    @staticmethod
+    def _drop_facts_of(cursor, sources: Sequence[str], namespace: str) -> list[str]:
+        """Delete the namespace's facts whose source is one of these memories, with their embeddings; their ids."""
+        facts = [fact_id for (fact_id,) in cursor.execute(
+            f"DELETE FROM facts WHERE source IN {in_list(sources)} AND namespace = ? RETURNING id",
+            [*sources, namespace]).fetchall()]
+        if facts:
+            cursor.execute(f"DELETE FROM item_embeddings WHERE id IN {in_list(facts)}", facts)
+        return facts
+
+    @staticmethod
+    def _drop_relations_of(cursor, ids: Sequence[str]) -> None:
+        cursor.execute(f"DELETE FROM relations WHERE from_id IN {in_list(ids)} OR to_id IN {in_list(ids)}",
+                       [*ids, *ids])
 
     @staticmethod
     def _drop_orphan_entities(cursor, namespace: str, texts: Sequence[str]) -> None:
@@ -102,7 +104,7 @@ class CorrectionRepository:
             [namespace]).fetchall()
         doomed = [entity_id for entity_id, name in orphans if any(name.lower() in text for text in lowered)]
         if doomed:
-            cursor.execute(f"DELETE FROM entities WHERE id IN ({_marks(doomed)})", doomed)
+            cursor.execute(f"DELETE FROM entities WHERE id IN {in_list(doomed)}", doomed)
 
     @staticmethod
     def _clear_quotes(cursor, namespace: str, texts: Sequence[str]) -> int:
@@ -123,15 +125,9 @@ class CorrectionRepository:
             "SELECT key, reply FROM idempotency_keys WHERE namespace = ?", [namespace]).fetchall()
             if _holds_any(bytes(reply), needles)]
         if keys:
-            cursor.execute(f"DELETE FROM idempotency_keys WHERE namespace = ? AND key IN ({_marks(keys)})",
+            cursor.execute(f"DELETE FROM idempotency_keys WHERE namespace = ? AND key IN {in_list(keys)}",
                            [namespace, *keys])
         return len(keys)
-
-    def history(self, memory_id: str) -> list[tuple[int, str, datetime, str]]:
-        """(version, text, replaced_at, reason) of a memory's earlier texts, oldest first."""
-        return [tuple(r) for r in self._db.cursor().execute(
-            "SELECT version, content, replaced_at, reason FROM memory_history WHERE memory_id = ? ORDER BY version",
-            [memory_id]).fetchall()]
 
     def edit(self, old: MemoryRow, new: MemoryRow, embedding, reason: str, at: datetime,
              keep_history: bool) -> int:
@@ -158,7 +154,7 @@ class CorrectionRepository:
         with self._db.writing() as cursor:
             rows = cursor.execute(
                 f"UPDATE memories SET archived_at = NULL, last_used_at = greatest(last_used_at, ?) "
-                f"WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING {MEMORY_COLUMNS}",
+                f"WHERE id IN {in_list(ids)} AND namespace = ? RETURNING {MEMORY_COLUMNS}",
                 [at, *ids, namespace]).fetchall()
         return [memory_row(r) for r in rows]
 
@@ -169,10 +165,10 @@ class CorrectionRepository:
             return []
         with self._db.transaction() as cursor:
             facts = cursor.execute(
-                f"DELETE FROM facts WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING id, object_value",
+                f"DELETE FROM facts WHERE id IN {in_list(ids)} AND namespace = ? RETURNING id, object_value",
                 [*ids, namespace]).fetchall()
             episodes = cursor.execute(
-                f"DELETE FROM episodes WHERE id IN ({_marks(ids)}) AND namespace = ? RETURNING id, title, body",
+                f"DELETE FROM episodes WHERE id IN {in_list(ids)} AND namespace = ? RETURNING id, title, body",
                 [*ids, namespace]).fetchall()
             purged = [(fact_id, "fact") for fact_id, _ in facts] + [(row[0], "episode") for row in episodes]
             texts = [value for _, value in facts] + [text for row in episodes for text in row[1:]]
@@ -180,9 +176,8 @@ class CorrectionRepository:
             if gone:
                 self._drop_orphan_entities(cursor, namespace, texts)
                 self._drop_replies(cursor, namespace, [*gone, *texts])
-                cursor.execute(f"DELETE FROM item_embeddings WHERE id IN ({_marks(gone)})", gone)
-                cursor.execute(f"DELETE FROM relations WHERE from_id IN ({_marks(gone)}) OR to_id IN ({_marks(gone)})",
-                               [*gone, *gone])
+                cursor.execute(f"DELETE FROM item_embeddings WHERE id IN {in_list(gone)}", gone)
+                self._drop_relations_of(cursor, gone)
                 cursor.executemany(
                     "INSERT OR REPLACE INTO purged_records (id, namespace, kind, purged_at, reason) "
                     "VALUES (?, ?, ?, ?, ?)", [[record_id, namespace, kind, at, reason] for record_id, kind in purged])
@@ -193,9 +188,3 @@ class CorrectionRepository:
         return [tuple(r) for r in self._db.cursor().execute(
             "SELECT id, kind, purged_at, reason FROM purged_records WHERE list_contains(?, namespace) "
             "ORDER BY purged_at, id", [list(namespaces)]).fetchall()]
-
-    def tombstones(self, namespace: str) -> list[tuple[str, datetime, str]]:
-        """(id, forgotten_at, reason) of the namespace's forgotten memories, newest first."""
-        return [tuple(r) for r in self._db.cursor().execute(
-            "SELECT id, forgotten_at, reason FROM memory_tombstones WHERE namespace = ? ORDER BY forgotten_at DESC",
-            [namespace]).fetchall()]

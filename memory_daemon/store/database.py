@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,6 +53,12 @@ def _open_fault(path: Path, error: duckdb.Error) -> StoreFault:
         return StoreLocked(f"another process (pid {holder.group(2)}, {holder.group(1)}) holds the store {path}; "
                            f"a DuckDB file opens in one process at a time: stop it first (kill {holder.group(2)})")
     return StoreFault(f"cannot open the store {path}: {message}")
+
+
+def in_list(values: Sequence) -> str:
+    """Placeholders for an IN list, "(?, ?)" ("(NULL)", which matches nothing, when empty): DuckDB answers
+    `id IN (?, ?)` from the index, `list_contains` by scanning."""
+    return "(" + ", ".join("?" * len(values)) + ")" if values else "(NULL)"
 
 
 def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields
 from datetime import datetime
 
-from memory_daemon.store.database import Database
+from memory_daemon.store.database import Database, in_list
 
 
 @dataclass(frozen=True)
@@ -46,11 +46,6 @@ def _row(values: Sequence) -> DecisionRow:
     return DecisionRow(**{**row.__dict__, "options": tuple(row.options), "access_count": int(row.access_count)})
 
 
-def _in(values: Sequence) -> str:
-    """Placeholders for an IN list: DuckDB answers `id IN (?, ?)` from the index, `list_contains` by scanning."""
-    return "(" + ", ".join("?" * len(values)) + ")" if values else "(NULL)"
-
-
 class DecisionRepository:
     """Reads and writes the decisions table; every query is parametrised and scoped to namespaces.
 
@@ -68,7 +63,7 @@ class DecisionRepository:
 
     def by_id(self, namespaces: Sequence[str], ids: Sequence[str]) -> list[DecisionRow]:
         rows = self._db.cursor().execute(
-            f"SELECT {_COLUMNS} FROM decisions WHERE id IN {_in(ids)} AND list_contains(?, namespace)",
+            f"SELECT {_COLUMNS} FROM decisions WHERE id IN {in_list(ids)} AND list_contains(?, namespace)",
             [*ids, list(namespaces)],
         ).fetchall()
         return [_row(r) for r in rows]
@@ -115,14 +110,14 @@ class DecisionRepository:
 
     def set_tier(self, cursor, ids: Sequence[str], tier: str) -> None:
         if ids:
-            cursor.execute(f"UPDATE decisions SET tier = ? WHERE id IN {_in(ids)}", [tier, *ids])
+            cursor.execute(f"UPDATE decisions SET tier = ? WHERE id IN {in_list(ids)}", [tier, *ids])
 
     def record_access(self, cursor, ids: Sequence[str], at: datetime, tier: str) -> None:
         """One more access for each of these decisions, all landing in the same tier (one statement)."""
         if ids:
             cursor.execute(
                 f"UPDATE decisions SET access_count = access_count + 1, last_accessed_at = ?, tier = ? "
-                f"WHERE id IN {_in(ids)}",
+                f"WHERE id IN {in_list(ids)}",
                 [at, tier, *ids],
             )
 

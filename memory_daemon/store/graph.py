@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields, replace
 from datetime import datetime
 
-from memory_daemon.store.database import Database, first_row
+from memory_daemon.store.database import Database, first_row, in_list
 
 # The canonical digest of a row: its fields as text, joined with the ASCII unit separator, NULL as a NUL
 # character that no text contains (so (NULL, "x") and ("x", NULL) never collide), then SHA-256. Writes
@@ -108,11 +108,6 @@ class RelationRow:
     created_at: datetime
 
 
-def _in(values: Sequence) -> str:
-    """Placeholders for an IN list: DuckDB answers `id IN (?, ?)` from the index, `list_contains` by scanning."""
-    return "(" + ", ".join("?" * len(values)) + ")" if values else "(NULL)"
-
-
 def _columns(row_type) -> list[str]:
     return [f.name for f in fields(row_type)]
 
@@ -182,7 +177,7 @@ class GraphRepository:
         """Entities with one of these keys, else those listing one of them as an alias."""
         cursor = self._db.cursor()
         rows = cursor.execute(
-            f"SELECT {_ENTITY} FROM entities WHERE key IN {_in(keys)} AND list_contains(?, namespace)",
+            f"SELECT {_ENTITY} FROM entities WHERE key IN {in_list(keys)} AND list_contains(?, namespace)",
             [*keys, list(namespaces)],
         ).fetchall()
         if not rows:
@@ -194,7 +189,7 @@ class GraphRepository:
 
     def entities_by_id(self, namespaces: Sequence[str], ids: Sequence[str]) -> list[EntityRow]:
         rows = self._db.cursor().execute(
-            f"SELECT {_ENTITY} FROM entities WHERE id IN {_in(ids)} AND list_contains(?, namespace)",
+            f"SELECT {_ENTITY} FROM entities WHERE id IN {in_list(ids)} AND list_contains(?, namespace)",
             [*ids, list(namespaces)],
         ).fetchall()
         return [_entity(r) for r in rows]
@@ -238,7 +233,7 @@ class GraphRepository:
 
     def facts_by_id(self, namespaces: Sequence[str], ids: Sequence[str]) -> list[FactRow]:
         rows = self._db.cursor().execute(
-            f"SELECT {_FACT} FROM facts WHERE id IN {_in(ids)} AND list_contains(?, namespace)",
+            f"SELECT {_FACT} FROM facts WHERE id IN {in_list(ids)} AND list_contains(?, namespace)",
             [*ids, list(namespaces)],
         ).fetchall()
         return [_fact(r) for r in rows]
@@ -291,7 +286,7 @@ class GraphRepository:
     def timelines_of(self, subject_ids: Sequence[str]) -> list[FactRow]:
         """Every row, believed or retracted, about these subjects: what links between versions resolve against."""
         rows = self._db.cursor().execute(
-            f"SELECT {_FACT} FROM facts WHERE subject_id IN {_in(subject_ids)}", [*subject_ids]
+            f"SELECT {_FACT} FROM facts WHERE subject_id IN {in_list(subject_ids)}", [*subject_ids]
         ).fetchall()
         return [_fact(r) for r in rows]
 
@@ -315,7 +310,7 @@ class GraphRepository:
 
     def episodes_by_id(self, namespaces: Sequence[str], ids: Sequence[str]) -> list[EpisodeRow]:
         rows = self._db.cursor().execute(
-            f"SELECT {_EPISODE} FROM episodes WHERE id IN {_in(ids)} AND list_contains(?, namespace)",
+            f"SELECT {_EPISODE} FROM episodes WHERE id IN {in_list(ids)} AND list_contains(?, namespace)",
             [*ids, list(namespaces)],
         ).fetchall()
         return [_episode(r) for r in rows]
