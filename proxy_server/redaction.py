@@ -90,13 +90,20 @@ def is_secret_field(name: str) -> bool:
     return bool(SECRET_FIELD_NAME.search(name))
 
 
-def redact_value(value: object) -> object:
-    """A JSON-like value with secret fields blanked (any depth) and secret-shaped text replaced."""
+def redact_value(value: object, blank_text_only: bool = False) -> object:
+    """A JSON-like value with secret fields blanked (any depth) and secret-shaped text replaced. With
+    `blank_text_only` (a memory's meta) a secret-named field is blanked only when it holds text, so a count or a flag
+    under such a name ({"token_count": 5}) stays."""
     if isinstance(value, dict):
-        return {key: (REDACTED if is_secret_field(str(key)) and value[key] not in (None, "") else redact_value(item))
+        return {key: (REDACTED if is_secret_field(str(key)) and _blankable(item, blank_text_only)
+                      else redact_value(item, blank_text_only))
                 for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_value(item) for item in value]
+        return [redact_value(item, blank_text_only) for item in value]
     if isinstance(value, str):
         return redact_text(value)
     return value
+
+
+def _blankable(item: object, text_only: bool) -> bool:
+    return (isinstance(item, str) and bool(item)) if text_only else item not in (None, "")

@@ -164,8 +164,8 @@ def choices_of(field: FieldDescriptor) -> tuple[str, ...]:
 def _value_schema(field: FieldDescriptor) -> dict[str, Any]:
     if field.type in _SCALAR_TYPES:
         schema: dict[str, Any] = {"type": _SCALAR_TYPES[field.type]}
-        if choices_of(field):
-            schema["enum"] = list(choices_of(field))
+        if choices := choices_of(field):
+            schema["enum"] = list(choices)
         return schema
     if field.type == FieldDescriptor.TYPE_ENUM:
         return {"type": "string", "enum": [v.name for v in field.enum_type.values]}

@@ -88,8 +88,8 @@ class GraphRpc:
     def PurgeRecords(self, request: pb.PurgeRecordsRequest, caller: Caller) -> pb.PurgeRecordsReply:
         purged, report = self._graph.purge(caller.namespace, request.ids, request.reason)
         mine = {record_id for record_id, _ in purged}
-        return pb.PurgeRecordsReply(purged=[m for m in integrity_message(report).purges if m.id in mine],
-                                    integrity=integrity_message(report))
+        integrity = integrity_message(report)
+        return pb.PurgeRecordsReply(purged=[m for m in integrity.purges if m.id in mine], integrity=integrity)
 
     def CreateRelation(self, request: pb.CreateRelationRequest, caller: Caller) -> pb.CreateRelationReply:
         row = self._graph.create_relation(caller.namespace, request.from_id.strip(), request.relation,

@@ -61,7 +61,8 @@ def reply_meta(meta: dict) -> dict:
 
 def readable_namespace(requested: str, caller: Caller) -> str:
     """The namespace a read names, when the caller may read it: its own or the shared global one."""
-    checked_namespace(requested or caller.namespace)
+    if requested:
+        checked_namespace(requested)  # the caller's own was checked when the call came in (servicers.caller_of)
     if not requested or requested == caller.namespace:
         return caller.namespace
     if requested == GLOBAL_NAMESPACE:

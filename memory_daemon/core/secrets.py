@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proxy_server.redaction import REDACTED, is_secret_field, redact_text
+from proxy_server.redaction import redact_text, redact_value
 
 
 class SecretFilter:
@@ -20,13 +20,4 @@ class SecretFilter:
     def value(self, namespace: str, value: object) -> object:
         """A JSON-like value (a memory's meta) with secret-shaped text redacted, and the text under a secret-looking
         key ("api_key", "password") blanked; numbers and flags stay, so {"token_count": 5} keeps its 5."""
-        return value if namespace in self.off_in else _redacted(value)
-
-
-def _redacted(value: object) -> object:
-    if isinstance(value, dict):
-        return {key: REDACTED if is_secret_field(str(key)) and isinstance(item, str) and item else _redacted(item)
-                for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redacted(item) for item in value]
-    return redact_text(value) if isinstance(value, str) else value
+        return value if namespace in self.off_in else redact_value(value, blank_text_only=True)

@@ -161,6 +161,7 @@ class GraphService:
         self._limits = limits
         self._secrets = secrets
         self._db = repository.database
+        self._purges = CorrectionRepository(self._db)  # purge_records and the purges verify_integrity reports
         # Entities are never changed, and deleted only by a forget or purge, which calls forget_caches: so a name,
         # once resolved, stays resolved; a name that resolved to nothing stays unresolved until this service
         # creates an entity with that key.
@@ -376,18 +377,19 @@ class GraphService:
         started = time.perf_counter()
         leaves, problems = self._repository.digests(visible_namespaces(namespace))
         root = merkle_root(leaves)
-        purges = tuple(CorrectionRepository(self._db).purges(visible_namespaces(namespace)))
+        purges = tuple(self._purges.purges(visible_namespaces(namespace)))
         return IntegrityReport(len(leaves), root, tuple(problems), (time.perf_counter() - started) * 1000, purges)
 
     def purge(self, namespace: str, ids: Sequence[str], reason: str) -> tuple[list[tuple[str, str]], IntegrityReport]:
         """Delete facts and episodes of the caller's namespace for good and rewrite the store file; the (id, kind)
-        purged and the integrity report after it. An id that is no fact or episode there is NotFound."""
+        purged and the integrity report after it. NotFound when none of the ids is a fact or episode there; ids that
+        are not, beside ones that are, are left out of the answer."""
         wanted = list(dict.fromkeys(checked_text(i, "ids", self._limits.max_id_chars) for i in ids if i.strip()))
         if not wanted:
             raise InvalidArgument("ids must name at least one fact or episode")
         reason = checked_text(self._secrets.text(namespace, reason), "reason", self._limits.max_value_chars,
                               required=False)
-        purged = CorrectionRepository(self._db).purge_records(wanted, namespace, reason, utc_now())
+        purged = self._purges.purge_records(wanted, namespace, reason, utc_now())
         missing = sorted(set(wanted) - {record_id for record_id, _ in purged})
         if purged:
             self.forget_caches([namespace])
