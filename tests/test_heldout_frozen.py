@@ -9,7 +9,9 @@ DATA = Path(__file__).parent / "data"
 # v1 (heldout/) and v2 (heldout_2/) were each scored once at the end of a round, then became training data for the
 # request heads and the relation model (their figures are training figures now). v3 (heldout_3/) was scored once in
 # the round after, then examined: a development set (its save requests are training data too). v4 (heldout_4/) was
-# written after that and is the test split (memory_daemon/evals/heldout.py).
+# written after that; its save requests and pairs were scored once and its requests examined (training data now),
+# its timelines are not scored yet. v5 (heldout_5/) was written after that and is the test split for requests and
+# pairs (memory_daemon/evals/heldout.py).
 FROZEN = {
     "heldout/save_requests_test.jsonl": "e0a9b52ff7acf03cc80df43ccbacc19a8af39800c263c4c4b0031ca97dd82b9a",
     "heldout/relation_pairs_test.jsonl": "dea6460ee46ac7f753e13d0ec7fc71bdd1f45aa6437661a30c60fdcb77b8f811",
@@ -26,6 +28,9 @@ FROZEN = {
     "heldout_4/timelines_test_4.jsonl": "3445ad70916c93f33b07c07339b3f43315ac83a34ab62242dace16f644a49107",
     "heldout_4/save_requests_test_4.jsonl": "cac34a2c05441b8b857c5c9755926f63624d39dc36a5fc14213bc0ec84d17878",
     "heldout_4/relation_pairs_test_4.jsonl": "365c3b3e883c22dbc556fef9db402b4cc64a17c7660e0e5f0e63ebd4c476e88e",
+    # Written on 2026-12-02 by a fresh helper from the category brief, before the twelfth round of the request heads.
+    "heldout_5/save_requests_test_5.jsonl": "a8f030ff5dbb545e7d60725ff73c7e54df705b5918ef091c9bed43d358a54635",
+    "heldout_5/relation_pairs_test_5.jsonl": "3611a913506acdd737bd1f2bc1ad50a96af242ba1c53111d7218624a69fb3661",
 }
 
 
