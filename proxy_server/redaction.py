@@ -29,9 +29,12 @@ _SECRET_SHAPES = tuple((kind, re.compile(pattern)) for kind, pattern in (
 _AUTH_SCHEME = re.compile(rf"(?i)\b(?P<keep>(?:bearer|basic|token)\s+)(?P<value>{_ALREADY}|[A-Za-z0-9._~+/=-]{{8,}})")
 # "password=…", "GITHUB_TOKEN: …", '"api_key": "…"': keep the name, drop the value.
 # The name around the keyword is bounded: unbounded `[\w.-]*` on both sides backtracked cubically on a long word run
-# (a 64 KiB token took minutes); no secret's name is longer than this.
+# (a 64 KiB token took minutes); no secret's name is longer than this. It starts where a name or a part of one can
+# start (a word's start, or after "_", "." or "-"): tried from every character, a long word run cost 64 steps a
+# character (1 MB: 10 s).
 _NAMED_VALUE = re.compile(
-    r"(?i)(?P<keep>[\w.-]{0,64}(?P<name>token|secret|passw(?:or)?d|pwd|api[_-]?key|apikey|authorization|credential)"
+    r"(?i)(?P<keep>(?:(?<![\w.-])|(?<=[_.-]))[\w.-]{0,64}"
+    r"(?P<name>token|secret|passw(?:or)?d|pwd|api[_-]?key|apikey|authorization|credential)"
     r"[\w.-]{0,64}[\"']?\s*[:=]\s*(?:(?:bearer|basic|token)\s+)?)"
     rf"(?P<value>{_ALREADY}|\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&)}}\]]+)")
 # "the wifi password is hunter2!": said in words; the value must look made up (a digit or a symbol, 6+ characters),

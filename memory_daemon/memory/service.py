@@ -824,12 +824,25 @@ class MemoryService:
         return vectors
 
     def _validated_row(self, namespace: str, new: NewMemory) -> MemoryRow:
-        """The row to store, once every field is within its limit; nothing is stored before this passes."""
-        limits = self._limits
+        """The row to store, once every field is within its limit; nothing is stored before this passes. The limits
+        are checked on what was sent (an oversized field is refused before anything reads it) and again after
+        secrets are redacted (a marker can be longer than the secret it replaces)."""
+        self._checked_fields(new)
         secrets = self._secrets
         new = replace(new, content=secrets.text(namespace, new.content), context=secrets.text(namespace, new.context),
                       tags=secrets.texts(namespace, new.tags), entities=secrets.texts(namespace, new.entities),
                       source=secrets.text(namespace, new.source), meta=secrets.value(namespace, new.meta))
+        content, strength, entities, source, session_id = self._checked_fields(new)
+        now = utc_now()
+        return MemoryRow(
+            id=new_memory_id(), namespace=namespace, content=content, tags=self._clean_tags(new.tags),
+            entities=entities, strength=strength, created_at=now, last_used_at=now, use_count=0,
+            source=source, context=new.context, session_id=session_id, meta=dict(new.meta),
+        )
+
+    def _checked_fields(self, new: NewMemory) -> tuple[str, float, tuple[str, ...], str, str]:
+        """(content, strength, entities, source, session_id) once each field is within its limit."""
+        limits = self._limits
         content = self._checked_text(new.content, "content")
         strength = DEFAULT_STRENGTH if new.strength is None else new.strength
         if not 0.0 <= strength <= MAX_STRENGTH:
@@ -846,12 +859,7 @@ class MemoryService:
         session_id = checked_text(new.session_id, "session_id", limits.max_id_chars, required=False)
         checked_text(new.supersedes, "supersedes", limits.max_id_chars, required=False)
         checked_json(new.meta, "meta", limits.max_meta_depth, limits.max_meta_bytes)
-        now = utc_now()
-        return MemoryRow(
-            id=new_memory_id(), namespace=namespace, content=content, tags=self._clean_tags(new.tags),
-            entities=entities, strength=strength, created_at=now, last_used_at=now, use_count=0,
-            source=source, context=new.context, session_id=session_id, meta=dict(new.meta),
-        )
+        return content, strength, entities, source, session_id
 
     def _kept_entities(self, names: Iterable[str]) -> tuple[str, ...]:
         """Entities found in the text, within the limits: extraction can take a 60,000-character token for a name,
