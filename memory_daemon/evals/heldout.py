@@ -33,11 +33,14 @@ V1 = HeldOutSplit(1, "heldout", "", "scored; now training data")
 V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # v3 was written and frozen before the round that trained on v1 and v2, and scored once at its end; its failures were
 # then examined, and its save requests went into the request heads' training, so it is a development set now. v4 was
-# frozen after that, by helpers who saw neither code nor errors; the targets are judged on it.
+# frozen after that, by helpers who saw neither code nor errors, and scored once at the end of the next round; its
+# save requests were then examined and joined the heads' training (its timelines are not scored yet). v5 was frozen
+# after that, by a fresh helper; the targets are judged on it.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; a development set now")
-V4 = HeldOutSplit(4, "heldout_4", "_4", "")
-JUDGED = V4
-SPLITS = (V1, V2, V3, V4)
+V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; a development set now")
+V5 = HeldOutSplit(5, "heldout_5", "_5", "")
+JUDGED = V5
+SPLITS = (V1, V2, V3, V4, V5)
 # v3 has no entity lines, and the entity extractor has not changed since v2 was scored: its entities are judged on v2.
 ENTITIES_SEEN = HeldOutSplit(1, "heldout", "", "scored; a development set now")
 ENTITIES_JUDGED = HeldOutSplit(2, "heldout_2", "_2", "scored once; the latest entity split")

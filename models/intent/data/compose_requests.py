@@ -10,7 +10,9 @@
 # alike, and validation measures frames the model never saw. Contents are SAVE_* and UPDATE_INFO statements of the
 # intent model's train split only (no request cue, no question), so no val or test text of the intent model is
 # used. The frames were written after held-out v3 was scored once (it is a development set now); none of its lines
-# is a frame, and the next held-out split was written by a helper who saw none of this.
+# is a frame, and the next held-out split was written by a helper who saw none of this. The frames marked below were
+# added after held-out v4 was scored once and its misses read ("Replace my gym schedule with ...", "In the email to
+# parents, note that ..."); v5 was written after that by a fresh helper.
 
 from __future__ import annotations
 
@@ -64,6 +66,16 @@ SAVE_FRAMES = {
         "Would you add to your notes that {x}?", "Can you update your notes to say {x}?",
         "Could you keep in mind that {x}?", "Mind logging that {x}?", "could u remember {x}?",
         "Would it be possible for you to remember that {x}?", "Can you hold onto the fact that {x}?",
+        "Would you be able to remember that {x}?", "Would it be possible to store that {x}?",
+        "Can you record that {x}?", "Could you update my info to say {x}?", "Mind remembering that {x}?",
+        "Could you put down in your notes that {x}?", "any chance you could save that {x}?",
+    ),
+    # Asking to change what is on file, written after held-out v4 was scored once (its misses were of this kind).
+    "change_request": (
+        "Update my info: {X}", "Change what you have on me: {X}", "Replace what you have with this: {X}",
+        "Please update your record: {X}", "Overwrite the old entry, {x}.", "correct your notes: {x}",
+        "Change that in your memory: {X}", "Swap the old one out, {x}.", "log: {x}",
+        "Set this in my profile: {X}", "Amend your notes so they say {x}.",
     ),
     "request_after": (
         "{X}. Remember that.", "{X}. Please remember it.", "{X} — keep that in mind.", "{X}. Keep it in mind later.",
@@ -91,6 +103,11 @@ THINGS = ("the error", "the response body", "the retry count", "the request id",
           "the exit code", "the elapsed time", "the user id", "the payload size", "the warning")
 TASKS = ("close the cursor", "free the buffer", "release the lock", "flush the writer", "handle the timeout",
          "check for None", "escape the quotes", "reset the counter", "await the promise", "rollback on failure")
+POINTS = ("the deadline moved to Friday", "the venue has changed", "parking is free after six",
+          "the survey was anonymous", "slides are due on Monday", "lunch is provided", "the old link no longer works",
+          "the fee is non-refundable", "the build is green again", "sign-up closes tomorrow")
+AUDIENCES = ("the parents", "the client", "the whole team", "my landlord", "the reviewers", "HR", "the vendor",
+             "the new hires")
 ERRANDS = ("call my mum", "buy milk", "renew my passport", "water the plants", "book the dentist",
            "pay the gas bill", "pick up the dry cleaning", "email Ravi back", "charge the car", "cancel the trial")
 HARD_NEGATIVE_FRAMES = (
@@ -107,6 +124,13 @@ HARD_NEGATIVE_FRAMES = (
     "I need to remember to {errand} tomorrow.", "Remember, this function must {task}.", "I keep forgetting to {errand}.",
     "Note to self: {errand} after work.", "Don't let me forget to {task} in the PR.",
     "What's the best way to store {thing} in Postgres?", "Why doesn't {artifact} save as {format}?",
+    # Written after held-out v4 was scored once: the same verbs inside a writing task, or as one's own reminder.
+    "In the email to {audience}, note that {point}.", "Remind the reader in the intro that {point}.",
+    "In the summary, remember to say that {point}.", "Add a note to {artifact} that {fact}.",
+    "Let me note down {artifact} first, then I'll ask you about it.", "Save your answer for the end; first {verb}.",
+    "I'll try to remember to {errand}.", "let me write that down before I forget",
+    "I should really log {thing} somewhere.", "Mention in the changelog that {point}.",
+    "I wrote down {thing} on a sticky note.", "Keep the tone friendly and note that {point}.",
 )
 
 
@@ -151,7 +175,8 @@ def compose(seed: int = SEED) -> list[dict]:
         for _ in range(PER_FRAME):
             filled = frame.format(fact=rng.choice(TASK_FACTS), verb=rng.choice(TASK_VERBS),
                                   artifact=rng.choice(ARTIFACTS), format=rng.choice(FORMATS),
-                                  thing=rng.choice(THINGS), task=rng.choice(TASKS), errand=rng.choice(ERRANDS))
+                                  thing=rng.choice(THINGS), task=rng.choice(TASKS), errand=rng.choice(ERRANDS),
+                                  audience=rng.choice(AUDIENCES), point=rng.choice(POINTS))
             rows.append({"text": filled, "save_request": False, "recall_request": False,
                          "family": family("task", frame)})
     unique = {row["text"].lower(): row for row in rows}  # a slot draw can repeat a text; keep it once

@@ -34,7 +34,8 @@ TIMELINES = REPO / "tests" / "data" / "retrieval" / "timelines.jsonl"
 # is printed. Nothing else here reads them.
 # v3 was scored once with run 10 and is a development set now; it joins SCORED_HELDOUT when the model is next retrained.
 HELDOUT_PAIRS = (REPO / "tests" / "data" / "heldout_3" / "relation_pairs_test_3.jsonl",
-                 REPO / "tests" / "data" / "heldout_4" / "relation_pairs_test_4.jsonl")
+                 REPO / "tests" / "data" / "heldout_4" / "relation_pairs_test_4.jsonl",
+                 REPO / "tests" / "data" / "heldout_5" / "relation_pairs_test_5.jsonl")
 # Held-out splits that were scored once and reported: from then on they are training data (source "scored_heldout"),
 # written by other hands than ours, and a fresh split (HELDOUT_PAIRS) takes their place as the test.
 SCORED_HELDOUT = (REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jsonl",
