@@ -31,6 +31,14 @@ _COMPLEMENTIZER = re.compile(
     r"|ensure|decided|understand|heard|read|fact|idea|reminder)\s+that\b(?!\s+ones?\b)(?!\s*(?:[.,!?;:]|$))",
     re.IGNORECASE,
 )
+# A statement that starts with a pronoun subject, or with its verb and has a pronoun object ("she moved it to
+# Wednesdays", "bumped it to 2.0 this week"): what it is about was named before it. A past-tense verb first is a
+# left-out "I" or "we"; with a named object ("replaced Celery with Dramatiq") it names what it changes.
+_SUBJECT_PRONOUNS = frozenset(("it", "it's", "its", "they", "they're", "she", "he", "she's", "he's", "that", "this",
+                               "these", "those", "that's"))
+_PAST_VERB = re.compile(r"^[a-z]{2,}(?<!e)ed$|^(?:went|got|made|took|put|set|cut|bought|sold|gave|swapped|"
+                        r"upped|ran|began|left|kept|brought|sent|spent|paid|told)$", re.IGNORECASE)
+_OBJECT_PRONOUNS = frozenset(("it", "that", "this", "them", "those", "these", "her", "him"))
 MAX_LEANING_WORDS = 12
 MAX_POINTING_WORDS = 30
 
@@ -38,6 +46,16 @@ MAX_POINTING_WORDS = 30
 def leans_on_context(message: str) -> bool:
     """A short message that only makes sense with what was said before it."""
     return len(message.split()) <= MAX_LEANING_WORDS and bool(_LEANS_ON_CONTEXT.search(_COMPLEMENTIZER.sub(" ", message)))
+
+
+def names_no_subject(message: str) -> bool:
+    """A statement of up to 30 words whose subject is a pronoun, or left out before a pronoun object, so it leans on
+    what was named before it ("she moved it to Wednesdays", "scaled it to five after the load test")."""
+    words = message.split()
+    if not words or len(words) > MAX_POINTING_WORDS:
+        return False
+    first, *rest = [w.strip("\"'()[]:;,.!?").lower() for w in words]
+    return first in _SUBJECT_PRONOUNS or bool(_PAST_VERB.match(first)) and bool(_OBJECT_PRONOUNS.intersection(rest))
 
 
 def points_back(message: str) -> bool:

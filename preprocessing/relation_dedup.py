@@ -65,9 +65,11 @@ class RelationJudge:
             for pair in [p for p in self._read if any(t in p[0] or t in p[1] for t in texts)]:
                 del self._read[pair]
 
-    def judge(self, new_text: str, candidates: Sequence[DedupCandidate]) -> list[JudgedPair]:
-        """The model's reading of each candidate at or above the floor (the closest max_pairs), closest first."""
-        close = sorted((c for c in candidates if c.similarity >= self.floor), key=lambda c: -c.similarity)
+    def judge(self, new_text: str, candidates: Sequence[DedupCandidate], floor: float | None = None) -> list[JudgedPair]:
+        """The model's reading of each candidate at or above the floor (the closest max_pairs), closest first. A
+        caller that chose the candidates by something other than meaning (what "it" may refer to) passes floor=-1."""
+        floor = self.floor if floor is None else floor
+        close = sorted((c for c in candidates if c.similarity >= floor), key=lambda c: -c.similarity)
         close = close[: self.max_pairs]
         # The model reads at most 96 word pieces of a pair, far fewer than these characters: the key is exact and small.
         pairs = [(c.text[:PAIR_KEY_CHARS], new_text[:PAIR_KEY_CHARS]) for c in close]

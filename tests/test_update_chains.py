@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from preprocessing.context import names_no_subject
 from preprocessing.dedup import (
     DedupAction, DedupCandidate, DeduplicationChecker, announces_change, announces_return, contradicts,
     names_other_instance, shares_topic,
@@ -159,3 +160,49 @@ def test_a_statement_about_production_does_not_supersede_one_about_staging(daemo
     assert stored["on"].superseded_by == stored["off"].id
     assert not stored["off"].superseded_by
     assert ranked(daemon, "sso", "Is SSO enabled on staging?")[0] == "off"
+
+
+# --- statements that lean on what came before, and partial updates -------------------------------------------------
+
+def test_a_statement_that_names_its_subject_only_by_pronoun_leans_on_what_came_before():
+    assert names_no_subject("She moved it to Wednesdays, same time.")
+    assert names_no_subject("Bumped it to 2.0 this week, tests all pass.")
+    assert not names_no_subject("Replaced Celery with Dramatiq for background jobs.")  # names what it changes
+    assert not names_no_subject("The gym raised its monthly fee to 39 euros.")  # "its" is the gym's
+    assert not names_no_subject("Need to renew the passport before June.")
+
+
+def test_an_update_that_says_it_for_its_subject_retires_the_memory_it_refers_to(daemon):
+    """"Upgraded it to 22" shares no word and little meaning with "runs on Node 18": the memories just before it are
+    read with it by the relation model, whatever their cosine; the one it updates is retired, the other stays."""
+    stored = imported(daemon, "billing", [
+        ("node", "The billing job runs on Node 18.", "2024-02-01T10:00:00Z"),
+        ("logs", "Billing job logs go to Loki.", "2024-02-03T10:00:00Z"),
+        ("upgrade", "Upgraded it to 22 last night.", "2024-06-10T09:00:00Z"),
+    ])
+    assert stored["node"].superseded_by == stored["upgrade"].id
+    assert not stored["logs"].superseded_by and not stored["upgrade"].superseded_by
+    assert ranked(daemon, "billing", "Which Node version does the billing job use?")[0] == "upgrade"
+
+
+def test_a_pronoun_update_is_matched_by_meaning_when_the_model_would_take_any_memory(daemon):
+    """The relation model reads "she switched it to Thursdays" as an update of "Ms. Ortega lives in Valencia" (1.00):
+    of the memories it could refer to, the closest in meaning is the one it revises."""
+    stored = imported(daemon, "spanish", [
+        ("class", "My Spanish class with Ms. Ortega is on Tuesdays at 7 pm.", "2024-01-09T19:00:00Z"),
+        ("home", "Ms. Ortega lives in Valencia.", "2024-01-12T10:00:00Z"),
+        ("moved", "She switched it to Thursdays.", "2024-03-01T10:00:00Z"),
+    ])
+    assert not stored["home"].superseded_by
+    assert ranked(daemon, "spanish", "Where does my Spanish teacher live?")[0] == "home"
+
+
+def test_a_partial_update_answers_what_changed_and_the_original_answers_the_rest(daemon):
+    stored = imported(daemon, "offsite", [
+        ("plan", "Offsite: fly to Lyon on 3 June, hotel Bellecour, return flight 6 June.", "2024-04-02T10:00:00Z"),
+        ("bike", "I'll bring the folding bike on the offsite.", "2024-04-10T10:00:00Z"),
+        ("return", "The return flight from the offsite moved to 7 June.", "2024-05-02T10:00:00Z"),
+    ])
+    assert not stored["plan"].superseded_by  # still true for the hotel and the outbound flight
+    assert ranked(daemon, "offsite", "When is my return flight from the offsite?")[0] == "return"
+    assert ranked(daemon, "offsite", "Which hotel is the offsite in?")[0] == "plan"

@@ -25,6 +25,7 @@ from memory_daemon.memory.dynamics import (
 )
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
+from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.store.corrections import CorrectionRepository, Forgotten
 from memory_daemon.core.timefmt import format_iso, parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
@@ -35,9 +36,9 @@ from preprocessing.dedup import (
     UPDATE_MARGIN, DedupAction, DedupCandidate, DedupThresholds, DedupVerdict, announces_change, announces_return,
     names_other_instance, shares_topic,
 )
-from preprocessing.context import changes_unnamed_subject, leans_on_context, points_back
+from preprocessing.context import changes_unnamed_subject, leans_on_context, names_no_subject, points_back
 from preprocessing.entities import entity_key
-from preprocessing.relation_dedup import RelationJudge, sure_updates
+from preprocessing.relation_dedup import SURE_UPDATE, RelationJudge, sure_updates
 from preprocessing.bounds import DEDUP_CHARS, text_prefix
 from preprocessing.terms import salient_keys
 
@@ -47,6 +48,7 @@ TOUCH_BOOST = 0.1
 DEFAULT_SEARCH_LIMIT = 10
 IMPORT_BATCH = 500
 SESSION_LOOKBACK = 5  # recent memories of a session an implicit update may refer to
+REFERENT_CANDIDATES = 3  # an imported record naming its subject by pronoun is read against the 3 memories before it
 ANNOUNCED_UPDATE_SIMILARITY = 0.55  # cosine above which a memory announcing a change updates an older one
 SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is updated too
 # The cosine from which a memory that says an earlier state is back updates the current version of a replaced memory
@@ -56,7 +58,6 @@ IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 32
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
-PARTIAL_UPDATE_KEY = "partially_updates"  # meta key: the memory a partial update revises, which stays current
 QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
 DEFAULT_FORGET_MATCHES, MAX_FORGET_MATCHES = 10, 50  # memories a forget by query previews or forgets
 
@@ -717,16 +718,27 @@ class MemoryService:
                 self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
                 continue
             pairs: list[tuple[str, str]] = []
-            implicit = self._implicit_import_update(row, vector, rows[:position])
-            if implicit is not None:
-                # As on save: what "it" was is kept as context, so the update is found by the old subject.
-                rows[position] = row = replace(row, context=row.context or self._implicit_context(implicit))
-                pairs.append((implicit.id, row.id))
+            implicit, revised = None, ""
+            if referent := self._implicit_import_update(row, vector, rows[:position], judge):
+                referred, relation = referent
+                # As on save: what "it" was is kept as context, so the record is found by the old subject.
+                rows[position] = row = replace(row, context=row.context or self._implicit_context(referred))
+                if relation == "UPDATE":
+                    implicit = referred
+                    pairs.append((implicit.id, row.id))
+                else:
+                    revised = referred.id
             if judge is not None:
                 nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
-                for replaced in self._imported_updates(judge, row, [DedupCandidate(m, t, s) for m, t, s in nearest]):
+                replaced_ids, revised_too = self._imported_updates(judge, row,
+                                                                   [DedupCandidate(m, t, s) for m, t, s in nearest])
+                revised = revised or revised_too
+                for replaced in replaced_ids:
                     if (later := self._in_time_order(row, replaced, in_batch)) and later not in pairs:
                         pairs.append(later)
+                if revised and not pairs and self._in_time_order(row, revised, in_batch) == (revised, row.id):
+                    # As on save: the older memory stays current for the part this one leaves unchanged.
+                    rows[position] = row = replace(row, meta={**row.meta, PARTIAL_UPDATE_KEY: revised})
             # Without the relation model, the rules below answer only when no implicit update was found.
             elif implicit is None and (announced := self._announced_updates(row, vector, in_batch)):
                 pairs += [(old.id, row.id) for old in announced]
@@ -754,23 +766,32 @@ class MemoryService:
         return (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
 
     @staticmethod
-    def _imported_updates(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate]) -> list[str]:
+    def _imported_updates(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate]) -> tuple[list[str], str]:
         """The memories an imported record replaces, where the relation model is sure it is a whole update (every
-        earlier version of the statement): a log or a conversation holds many turns on one topic, and none of them
-        should retire another on a doubtful reading."""
+        earlier version of the statement), and the one it surely revises in part ("" for none): a log or a
+        conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
         try:
             judged = judge.judge(row.content, candidates[:IMPORT_PAIRS])
         except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
-            return []
+            return [], ""
         # A pair the number rules decided ("build 41 passed" after "build 40 passed") is an update only when it says
         # so or is a near-paraphrase: imported logs hold many look-alike lines that differ by a number.
         stated = announces_change(row.content)
-        return [p.candidate.memory_id for p in sure_updates(
+        replaced = [p.candidate.memory_id for p in sure_updates(
             judged, lambda p: stated or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)]
+        partial = [p for p in judged if p.relation.label == "PARTIAL_UPDATE" and p.relation.confidence >= SURE_UPDATE
+                   and not p.overruled]
+        return replaced, max(partial, key=lambda p: p.relation.confidence).candidate.memory_id if partial else ""
 
-    def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow]) -> MemoryRow | None:
-        """An imported record that announces a change without naming its subject ("we moved it to Thursdays"):
-        the most similar earlier memory of its session, from this batch or the store."""
+    def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow],
+                                judge: RelationJudge | None = None) -> tuple[MemoryRow, str] | None:
+        """(the memory, "UPDATE" or "PARTIAL_UPDATE") for an imported record that names its subject only by pronoun ("bumped it to 2.0 this week", "she moved it to
+        Wednesdays"). With the relation model: the one of the namespace's REFERENT_CANDIDATES newest current memories
+        before it that the model reads it as a sure update of, whatever their cosine (such a record shares few words
+        and little meaning with what it changes). Without: the most similar earlier memory of its session that
+        shares a word with it, when it announces a change."""
+        if judge is not None and names_no_subject(row.content):
+            return self._referent_updated(judge, row, vector, earlier_in_batch)
         if not row.session_id or not _points_back_to_change(row.content):
             return None
         earlier = {m.id: m for m in earlier_in_batch[-SESSION_LOOKBACK * 4:]
@@ -778,7 +799,41 @@ class MemoryService:
         earlier.update((m.id, m) for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
                        if m.created_at <= row.created_at)
         earlier = {m: memory for m, memory in earlier.items() if shares_topic(row.content, memory.content)}
-        return self._closest(row.namespace, vector, earlier) if earlier else None
+        closest = self._closest(row.namespace, vector, earlier) if earlier else None
+        return (closest, "UPDATE") if closest else None
+
+    def _referent_updated(self, judge: RelationJudge, row: MemoryRow, vector,
+                          earlier_in_batch: list[MemoryRow]) -> tuple[MemoryRow, str] | None:
+        """The newest current memories before the record (this batch's and the store's), each read with it by the
+        relation model; of those it surely reads the record as updating (wholly or in part), one that shares a word
+        or a kind of value with it, then the closest in meaning, since it reads a pronoun statement as an update of
+        almost anything ("she switched it to Thursdays" after "Ms.
+        Ortega lives in Valencia": UPDATE 1.00), with "UPDATE" only where it is sure the update is whole."""
+        in_batch = [m for m in earlier_in_batch if m.namespace == row.namespace
+                    and self._vectors.current_version(row.namespace, m.id) == m.id]
+        stored = self._repository.latest_current_before(row.namespace, row.created_at, REFERENT_CANDIDATES)
+        newest = sorted({m.id: m for m in [*in_batch[-REFERENT_CANDIDATES:], *stored]}.values(),
+                        key=lambda m: m.created_at, reverse=True)[:REFERENT_CANDIDATES]
+        updated: dict[str, MemoryRow] = {}
+        for memory in newest:
+            try:
+                # One pair a call: int8 activations are scaled per call, and a borderline pair read beside others
+                # can cross the bar ("Mrs. Adler charges 35" read 0.51 alone, 0.91 beside the piano lesson).
+                # Not a cosine: the candidate was chosen by time, so the floor is off.
+                pair = judge.judge(row.content, [DedupCandidate(memory.id, memory.content, 1.0)], floor=-1.0)[0]
+            except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
+                return None
+            probabilities = pair.relation.probabilities
+            if probabilities["UPDATE"] + probabilities["PARTIAL_UPDATE"] >= SURE_UPDATE and not pair.overruled:
+                # Wholly only when the model is sure of that; else the older memory stays current.
+                updated[memory.id] = (memory, "UPDATE" if probabilities["UPDATE"] >= SURE_UPDATE else "PARTIAL_UPDATE")
+        if len(updated) > 1:  # prefer those with a word or a kind of value in common ("to 22" / "Node 18")
+            updated = {m: u for m, u in updated.items() if shares_topic(row.content, u[0].content)} or updated
+        if not updated:
+            return None
+        closest = self._closest(row.namespace, vector, {m: memory for m, (memory, _) in updated.items()}) \
+            if len(updated) > 1 else None
+        return updated[closest.id if closest else next(iter(updated))]
 
     def _announced_updates(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> list[MemoryRow]:
         """The older current memories a memory announcing a change ("we moved deploys to Thursdays", "the plan went

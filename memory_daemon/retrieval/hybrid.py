@@ -15,6 +15,7 @@ from memory_daemon.core.errors import InvalidArgument
 from memory_daemon.retrieval.lexical import LexicalIndex
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRow
+from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.core.timefmt import utc_now
 from memory_daemon.retrieval.vectors import VectorIndex
 from preprocessing.terms import asks_about_the_past, salient_keys
@@ -31,6 +32,9 @@ MAX_SUCCESSION_STEPS = 16  # how far a chain of updates is followed to reach the
 # A query that names a span of time ("last week", "in March", "two days ago"): the temporal signal ranks the matches
 # by how close their time is to that span instead of by recency, with at least this weight.
 NAMED_TIME_WEIGHT = 1.0
+# A memory that revises part of an older one is placed just above it when the question is as close in meaning to it
+# as to the older one, within this cosine: it is then about the part that changed.
+PARTIAL_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,24 @@ def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], include_hi
     return final
 
 
+def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow], found: dict[str, dict[str, float]]) -> None:
+    """A partial update ("the Bergen train moved to 5 July") beside the memory it revises ("fly to Oslo 2 July, train
+    to Bergen 4 July, fly home 9 July"): the older one stays current for what the update leaves unchanged, so it comes
+    first for a question about that; a question as close to the update as to the older memory asks what changed, and
+    the update is placed just above it. An update that names its subject only by pronoun ("she moved it to
+    Wednesdays") carries the memory it revises as its context, and is placed above it whenever the words match it."""
+    dense, lexical = found.get("dense", {}), found.get("lexical", {})
+    for memory_id in list(final):
+        revision = rows[memory_id]
+        revised = revision.meta.get(PARTIAL_UPDATE_KEY)
+        if revised not in final or rows[revised].superseded_by or final[memory_id] > final[revised]:
+            continue
+        as_close = memory_id in dense and revised in dense and dense[memory_id] >= dense[revised] - PARTIAL_MARGIN
+        leans_on_it = memory_id in lexical and rows[revised].content in revision.context
+        if as_close or leans_on_it:
+            final[memory_id] = math.nextafter(final[revised], math.inf)
+
+
 class HybridRetriever:
     """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
 
@@ -196,6 +218,7 @@ class HybridRetriever:
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
         fused = fuse(eligible, weights, self._settings.rrf_k)
         final = final_scores(fused, rows, query.include_history, asks_about_the_past(query.text))
+        revisions_above_revised(final, rows, found)
         ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
         return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]

@@ -18,6 +18,7 @@ MEMORY_COLUMNS = (
 )
 _INSERT = f"INSERT INTO memories ({MEMORY_COLUMNS}, search_text, embedding) VALUES ({', '.join('?' * 20)})"
 EMBEDDING_DIMENSIONS = 384
+PARTIAL_UPDATE_KEY = "partially_updates"  # meta key: the memory a partial update revises, which stays current
 INSERT_CHUNK = 200
 
 
@@ -180,6 +181,15 @@ class MemoryRepository:
         rows = self._db.cursor().execute(
             f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? ORDER BY created_at DESC LIMIT ?",
             [namespace, session_id, limit],
+        ).fetchall()
+        return [memory_row(r) for r in rows]
+
+    def latest_current_before(self, namespace: str, before, limit: int) -> list[MemoryRow]:
+        """The namespace's newest current memories created at or before `before`, newest first."""
+        rows = self._db.cursor().execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND created_at <= ? AND superseded_by IS NULL "
+            "AND archived_at IS NULL ORDER BY created_at DESC LIMIT ?",
+            [namespace, before, limit],
         ).fetchall()
         return [memory_row(r) for r in rows]
 
