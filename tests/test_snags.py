@@ -22,7 +22,9 @@ def test_version():
 
 def test_a_reader_that_stops_early_ends_the_cli_quietly(daemon):
     with daemon.client("pipe") as client:
-        client.import_records({"id": f"r{i}", "text": f"note {i} about the pipeline"} for i in range(400))
+        # Chat turns (a speaker each) import without the relation model's reading of every statement.
+        client.import_records({"id": f"r{i}", "text": f"note {i} about the pipeline", "speaker": "user",
+                               "session": "pipe"} for i in range(400))
     # `| head -c 1`: the reader closes the pipe after one byte while the CLI still writes.
     shell = (f"{' '.join(CORTEXD)} search pipeline --limit 100 --json --namespace pipe --daemon {daemon.address} "
              "| head -c 1 > /dev/null; echo \"status=${PIPESTATUS[0]}\"")
