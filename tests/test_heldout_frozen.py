@@ -31,6 +31,9 @@ FROZEN = {
     # Written on 2026-12-02 by a fresh helper from the category brief, before the twelfth round of the request heads.
     "heldout_5/save_requests_test_5.jsonl": "a8f030ff5dbb545e7d60725ff73c7e54df705b5918ef091c9bed43d358a54635",
     "heldout_5/relation_pairs_test_5.jsonl": "3611a913506acdd737bd1f2bc1ad50a96af242ba1c53111d7218624a69fb3661",
+    # Written the same day by another fresh helper, after v4's timelines were scored, before the guard on updates of
+    # memories worded as a change.
+    "heldout_5/timelines_test_5.jsonl": "c802591953e0fda6f03fddde8c9f623eb154557429ffc2765daefdc0b1a78c76",
 }
 
 
