@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from preprocessing.dedup import (
-    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, same_words, states_a_new_number,
+    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, announces_change, same_words, states_a_new_number,
 )
 
 from preprocessing.relation_model import Relation
@@ -50,11 +50,14 @@ class RelationJudge:
     UPDATE_CANDIDATE on UPDATE or PARTIAL_UPDATE, NEW otherwise. A model failure answers NEW with `degraded` set."""
 
     def __init__(self, model: RelationModel, floor: float = CANDIDATE_FLOOR, max_pairs: int = MAX_PAIRS,
-                 overrule_numbers: bool = True) -> None:
+                 overrule_numbers: bool = True, guard_changed_memories: bool = True,
+                 states_change: Callable[[str], bool] = announces_change) -> None:
         self.model = model
         self.floor = floor
         self.max_pairs = max_pairs
         self.overrule_numbers = overrule_numbers  # off: the model's reading stands even where a new number appears
+        self.guard_changed_memories = guard_changed_memories  # off: an UPDATE of a change-worded memory stands
+        self.states_change = states_change  # does a new text say it changes something (the intent model, or rules)
         self._read: OrderedDict[tuple[str, str], Relation] = OrderedDict()
         self._lock = threading.Lock()
         self._rules = DeduplicationChecker()
@@ -92,6 +95,15 @@ class RelationJudge:
         UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same numbers in words ("forty thousand",
         "half past nine") stays the model's."""
         relation = pair.relation
+        if self.guard_changed_memories and relation.label == "UPDATE" and announces_change(pair.candidate.text) \
+                and not self.states_change(new_text):
+            # The model's one known systematic error: after a memory worded as a change or a correction ("Correction:
+            # Sara's birthday is actually 21 May"), it reads any later statement on the subject ("Sara likes dark
+            # chocolate") as an update, with confidence 1.00. Such a pair keeps both memories unless the new text
+            # says it changes something too ("the build image went from Node 20 to 22").
+            return JudgedPair(pair.candidate, Relation("COMPATIBLE", relation.probabilities.get("COMPATIBLE", 0.0),
+                                                       relation.probabilities),
+                              "UPDATE overruled: the memory is worded as a change and the new text is not")
         unsure_update = relation.label == "UPDATE" and relation.confidence < SURE_UPDATE
         if not self.overrule_numbers or not (relation.label == "DUPLICATE" or unsure_update) \
                 or not states_a_new_number(new_text, pair.candidate.text):

@@ -105,3 +105,16 @@ def test_the_number_rule_keeps_a_changed_version_the_model_reads_as_a_duplicate(
         == DedupAction.MERGE
     ruled = RelationJudge(model).check("The ingest worker runs on Python 3.10", old)
     assert ruled.action != DedupAction.MERGE and "overruled" in " ".join(ruled.reasons)
+
+
+def test_a_statement_after_a_memory_worded_as_a_change_keeps_both_unless_it_says_it_changes_something(judge):
+    """The model reads any later statement on the subject of a correction as its update (here 1.00); the judge keeps
+    both unless the new text says it changes something, as the intent model or the change rules read it."""
+    correction = candidate("m1", "Correction: Maya's school starts at 8:15, not 8:30.", 0.6)
+    kept = judge.judge("Maya takes the bus to school on Fridays.", [correction])[0]
+    assert kept.relation.label == "COMPATIBLE" and "worded as a change" in kept.overruled
+    assert judge.check("Maya takes the bus to school on Fridays.", [correction]).action != DedupAction.UPDATE_CANDIDATE
+    changed = judge.judge("Maya's school moved its start to 8:00 this term.", [correction])[0]
+    assert changed.relation.label in ("UPDATE", "PARTIAL_UPDATE") and not changed.overruled
+    unguarded = RelationJudge(judge.model, guard_changed_memories=False)
+    assert unguarded.judge("Maya takes the bus to school on Fridays.", [correction])[0].relation.label == "UPDATE"

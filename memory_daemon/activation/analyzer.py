@@ -16,7 +16,9 @@ from memory_daemon.core.config import ActivationSettings
 from memory_daemon.core.errors import Unavailable
 from memory_daemon.core.priority import in_background, run_in_background
 from preprocessing.context import ConversationContext
-from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, DedupVerdict
+from preprocessing.dedup import (
+    DedupAction, DedupCandidate, DeduplicationChecker, DedupThresholds, DedupVerdict, announces_change,
+)
 from preprocessing.context import leans_on_context
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
 from preprocessing.triples import FactTriple
@@ -140,7 +142,7 @@ class ActivationPipeline:
                                            lambda: RelationModel.load(threads=RELATION_THREADS))
                 if status.ok:
                     status.sha256 = manifest_digest(RELATION_MODEL, "model_int8.onnx")
-                    self.dedup = RelationJudge(model)
+                    self.dedup = RelationJudge(model, states_change=self.states_change)
                 else:
                     status.detail += "; duplicates and updates come from the cosine-and-word-rule fallback"
                 self.statuses.append(status)
@@ -148,6 +150,18 @@ class ActivationPipeline:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
         finally:
             self._loaded.set()
+
+    def states_change(self, text: str) -> bool:
+        """Whether a text says it changes something: the intent model reads it as UPDATE_INFO, or the change rules
+        find a marker ("moved to", "no longer", "actually")."""
+        if announces_change(text):
+            return True
+        if self.intent_model is None:
+            return False
+        try:
+            return self.intent_model.classify_with_requests_batch([text])[0].intent.intent == "UPDATE_INFO"
+        except Exception:  # noqa: BLE001 - a failing intent model leaves the rules' answer
+            return False
 
     def is_loaded(self) -> bool:
         """Whether the model load has finished, whatever its outcome."""
