@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from preprocessing.dedup import (
-    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, announces_change, same_words, states_a_new_number,
+    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, announces_change, same_words,
+    states_a_new_number,
 )
 
 from preprocessing.relation_model import Relation
@@ -68,7 +69,8 @@ class RelationJudge:
             for pair in [p for p in self._read if any(t in p[0] or t in p[1] for t in texts)]:
                 del self._read[pair]
 
-    def judge(self, new_text: str, candidates: Sequence[DedupCandidate], floor: float | None = None) -> list[JudgedPair]:
+    def judge(self, new_text: str, candidates: Sequence[DedupCandidate],
+              floor: float | None = None) -> list[JudgedPair]:
         """The model's reading of each candidate at or above the floor (the closest max_pairs), closest first. A
         caller that chose the candidates by something other than meaning (what "it" may refer to) passes floor=-1."""
         floor = self.floor if floor is None else floor
@@ -89,11 +91,12 @@ class RelationJudge:
         return [self._checked(JudgedPair(c, known[pair]), new_text) for c, pair in zip(close, pairs, strict=True)]
 
     def _checked(self, pair: JudgedPair, new_text: str) -> JudgedPair:
-        """A merge must not lose a value: the model can read "runs on Python 3.9" and "… 3.10" as one statement (it
-        sees digits poorly), so a DUPLICATE, or an UPDATE it is not sure of, whose new text writes a number in digits
-        that the memory does not hold goes to the rules, which compare numbers, versions and times (an
-        UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same numbers in words ("forty thousand",
-        "half past nine") stays the model's."""
+        """The model's reading, unless one of two checks overrules it. A memory worded as a change is not retired by a
+        statement that says no change (below). And a merge must not lose a value: the model can read "runs on Python
+        3.9" and "… 3.10" as one statement (it sees digits poorly), so a DUPLICATE, or an UPDATE it is not sure of,
+        whose new text writes a number in digits that the memory does not hold goes to the rules, which compare
+        numbers, versions and times (an UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same
+        numbers in words ("forty thousand", "half past nine") stays the model's."""
         relation = pair.relation
         if self.guard_changed_memories and relation.label == "UPDATE" and announces_change(pair.candidate.text) \
                 and not self.states_change(new_text):

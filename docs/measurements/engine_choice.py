@@ -83,8 +83,9 @@ def bench_usearch(data, queries, truth, work: Path, dtype: str) -> None:
     held = rss_mb() - before
     found, p50, p95 = timed_queries(lambda q: index.search(q, K, threads=1).keys, queries)
     path = work / f"usearch-{dtype}.usearch"
-    t0 = time.perf_counter(); index.save(str(path)); save = time.perf_counter() - t0
-    del index; gc.collect()
+    index.save(str(path))
+    index = None
+    gc.collect()
     t0 = time.perf_counter(); loaded = Index.restore(str(path)); load = time.perf_counter() - t0
     t0 = time.perf_counter(); viewed = Index.restore(str(path), view=True); view = time.perf_counter() - t0
     viewed.search(queries[0], K)

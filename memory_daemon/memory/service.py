@@ -766,7 +766,8 @@ class MemoryService:
         return (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
 
     @staticmethod
-    def _imported_updates(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate]) -> tuple[list[str], str]:
+    def _imported_updates(judge: RelationJudge, row: MemoryRow,
+                          candidates: list[DedupCandidate]) -> tuple[list[str], str]:
         """The memories an imported record replaces, where the relation model is sure it is a whole update (every
         earlier version of the statement), and the one it surely revises in part ("" for none): a log or a
         conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
@@ -785,11 +786,11 @@ class MemoryService:
 
     def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow],
                                 judge: RelationJudge | None = None) -> tuple[MemoryRow, str] | None:
-        """(the memory, "UPDATE" or "PARTIAL_UPDATE") for an imported record that names its subject only by pronoun ("bumped it to 2.0 this week", "she moved it to
-        Wednesdays"). With the relation model: the one of the namespace's REFERENT_CANDIDATES newest current memories
-        before it that the model reads it as a sure update of, whatever their cosine (such a record shares few words
-        and little meaning with what it changes). Without: the most similar earlier memory of its session that
-        shares a word with it, when it announces a change."""
+        """(the memory, "UPDATE" or "PARTIAL_UPDATE") for an imported record that names its subject only by pronoun
+        ("bumped it to 2.0 this week", "she moved it to Wednesdays"). With the relation model: one of the namespace's
+        REFERENT_CANDIDATES newest current memories before it, whatever their cosine (such a record shares few words
+        and little meaning with what it changes; see _referent_updated). Without: the most similar earlier memory of
+        its session that shares a word with it, when it announces a change."""
         if judge is not None and names_no_subject(row.content):
             return self._referent_updated(judge, row, vector, earlier_in_batch)
         if not row.session_id or not _points_back_to_change(row.content):
@@ -807,14 +808,14 @@ class MemoryService:
         """The newest current memories before the record (this batch's and the store's), each read with it by the
         relation model; of those it surely reads the record as updating (wholly or in part), one that shares a word
         or a kind of value with it, then the closest in meaning, since it reads a pronoun statement as an update of
-        almost anything ("she switched it to Thursdays" after "Ms.
-        Ortega lives in Valencia": UPDATE 1.00), with "UPDATE" only where it is sure the update is whole."""
+        almost anything ("she switched it to Thursdays" after "Ms. Ortega lives in Valencia": UPDATE 1.00); "UPDATE"
+        only where it is sure the update is whole."""
         in_batch = [m for m in earlier_in_batch if m.namespace == row.namespace
                     and self._vectors.current_version(row.namespace, m.id) == m.id]
         stored = self._repository.latest_current_before(row.namespace, row.created_at, REFERENT_CANDIDATES)
         newest = sorted({m.id: m for m in [*in_batch[-REFERENT_CANDIDATES:], *stored]}.values(),
                         key=lambda m: m.created_at, reverse=True)[:REFERENT_CANDIDATES]
-        updated: dict[str, MemoryRow] = {}
+        updated: dict[str, tuple[MemoryRow, str]] = {}
         for memory in newest:
             try:
                 # One pair a call: int8 activations are scaled per call, and a borderline pair read beside others
@@ -826,7 +827,8 @@ class MemoryService:
             probabilities = pair.relation.probabilities
             if probabilities["UPDATE"] + probabilities["PARTIAL_UPDATE"] >= SURE_UPDATE and not pair.overruled:
                 # Wholly only when the model is sure of that; else the older memory stays current.
-                updated[memory.id] = (memory, "UPDATE" if probabilities["UPDATE"] >= SURE_UPDATE else "PARTIAL_UPDATE")
+                whole = probabilities["UPDATE"] >= SURE_UPDATE
+                updated[memory.id] = (memory, "UPDATE" if whole else "PARTIAL_UPDATE")
         if len(updated) > 1:  # prefer those with a word or a kind of value in common ("to 22" / "Node 18")
             updated = {m: u for m, u in updated.items() if shares_topic(row.content, u[0].content)} or updated
         if not updated:

@@ -150,7 +150,8 @@ def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], include_hi
     return final
 
 
-def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow], found: dict[str, dict[str, float]]) -> None:
+def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
+                            found: dict[str, dict[str, float]]) -> None:
     """A partial update ("the Bergen train moved to 5 July") beside the memory it revises ("fly to Oslo 2 July, train
     to Bergen 4 July, fly home 9 July"): the older one stays current for what the update leaves unchanged, so it comes
     first for a question about that; a question as close to the update as to the older memory asks what changed, and
