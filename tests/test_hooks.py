@@ -143,12 +143,20 @@ def test_without_a_daemon_the_hook_exits_0_and_prints_nothing(workdir, project, 
     assert not (workdir / "absent.sock").exists()  # and no daemon was started
 
 
+@pytest.fixture(scope="module")
+def warm_shared_daemon(module_daemon):
+    """One warm daemon for cases that each store nothing (a fresh one each cost ≈ 6 s with the models)."""
+    with module_daemon.client("acme") as client:
+        client.analyze_message(message="warm-up")
+    return module_daemon
+
+
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"\xff\xfe", b"[1, 2]", b'{"prompt": 42}',
                                    json.dumps({"hook_event_name": "SessionStart", "prompt": "remember that x is y"}).encode()])
-def test_bad_stdin_exits_0_silently(warm_daemon, stdin):
-    result = run_hook("user-prompt", stdin, warm_daemon.address)
+def test_bad_stdin_exits_0_silently(warm_shared_daemon, stdin):
+    result = run_hook("user-prompt", stdin, warm_shared_daemon.address)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    with warm_daemon.client("default") as client:
+    with warm_shared_daemon.client("default") as client:
         assert client.get_status().memory_count == 0
 
 

@@ -8,6 +8,12 @@ import grpc
 import pytest
 
 
+@pytest.fixture(scope="module")
+def daemon(module_daemon):
+    """One daemon for the module: each test has its own namespace (a fresh daemon each cost ≈ 3 s)."""
+    return module_daemon
+
+
 def contents(hits) -> list[str]:
     return [h.memory.content for h in hits]
 
@@ -28,7 +34,7 @@ def test_an_update_supersedes_and_search_serves_the_current_memory(daemon):
 
 
 def test_an_update_that_does_not_repeat_its_subject_uses_the_session(daemon):
-    with daemon.client("ops") as client:
+    with daemon.client("ops-session") as client:
         old = client.save_memory(content="The team standup is at 9:30 every morning", session_id="s1").memory
         client.save_memory(content="I like my coffee black", session_id="s1")
         moved = client.save_memory(content="actually we moved it to 10:15", session_id="s1")
@@ -38,7 +44,7 @@ def test_an_update_that_does_not_repeat_its_subject_uses_the_session(daemon):
 
 
 def test_explicit_supersedes_and_its_bad_input(daemon):
-    with daemon.client("ops") as client:
+    with daemon.client("ops-explicit") as client:
         old = client.save_memory(content="Lunch order goes to Maria").memory
         new = client.save_memory(content="Lunch orders are collected by Tom", supersedes=old.id)
         assert list(new.superseded_memories) == [old.id]

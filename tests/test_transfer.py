@@ -183,8 +183,9 @@ def _memory(memory_id: str, **changes) -> dict:
     (['{"kind": "header", "format": "cortexd-dump"', "{}"], "line 1: not valid JSON"),
 ], ids=["unknown-column", "unknown-kind", "bad-time", "bad-embedding", "duplicate-id", "missing-column",
         "bad-namespace", "truncated", "miscounted", "newer-format", "newer-schema", "bad-json"])
-def test_a_bad_dump_is_refused_naming_the_line_and_nothing_is_stored(daemon, lines, expected):
-    with daemon.client("acme") as client:
+def test_a_bad_dump_is_refused_naming_the_line_and_nothing_is_stored(module_daemon, lines, expected):
+    # One daemon for every case (a fresh one each cost ≈ 3 s); every dump is refused, so its store stays empty.
+    with module_daemon.client("acme") as client:
         with pytest.raises(grpc.RpcError) as refused:
             client.restore_store(lines)
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
