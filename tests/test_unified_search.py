@@ -16,6 +16,12 @@ from memory_daemon.core.errors import InvalidArgument
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture(scope="module")
+def daemon(module_daemon):
+    """One daemon for the module: each test seeds its own namespace (a fresh daemon each cost ≈ 3 s)."""
+    return module_daemon
+
+
 def _seed(client) -> dict[str, str]:
     ids = {}
     client.save_memory(content="Lunch is at noon at the Thai place near the office.")
@@ -51,7 +57,7 @@ def test_kinds_are_checked():
 
 
 def test_each_kind_answers_its_own_question_and_memories_stay_the_default(daemon):
-    with daemon.client("shop") as client:
+    with daemon.client("shop-kinds") as client:
         ids = _seed(client)
         default = as_dict(client.search_memory(query="which database does the billing service use"))["hits"]
         assert default and {h["kind"] for h in default} == {"memory"}
@@ -72,7 +78,7 @@ def test_each_kind_answers_its_own_question_and_memories_stay_the_default(daemon
 
 
 def test_facts_that_are_no_longer_true_come_back_only_with_history(daemon):
-    with daemon.client("shop") as client:
+    with daemon.client("shop-history") as client:
         ids = _seed(client)
         current = as_dict(client.search_memory(query="billing service database PostgreSQL", kinds=["fact"]))["hits"]
         assert [h["fact"]["object"] for h in current] == ["PostgreSQL 17"]
@@ -84,7 +90,7 @@ def test_facts_that_are_no_longer_true_come_back_only_with_history(daemon):
 
 
 def test_filters_apply_to_every_kind(daemon):
-    with daemon.client("shop") as client:
+    with daemon.client("shop-filters") as client:
         ids = _seed(client)
 
         def found(**filters) -> set[str]:
@@ -105,7 +111,7 @@ def test_filters_apply_to_every_kind(daemon):
 
 
 def test_new_items_are_found_by_the_next_search(daemon):
-    with daemon.client("shop") as client:
+    with daemon.client("shop-new") as client:
         _seed(client)
         assert not [h for h in as_dict(client.search_memory(query="feature flags vendor", kinds=["fact"]))["hits"]
                     if "LaunchDarkly" in h["fact"]["object"]]
@@ -118,9 +124,9 @@ def test_new_items_are_found_by_the_next_search(daemon):
 
 
 async def test_search_memory_tool_returns_other_kinds_through_the_proxy(daemon):
-    with daemon.client("shop") as client:
+    with daemon.client("shop-proxy") as client:
         ids = _seed(client)
-    async with mcp_session(daemon.address, "shop") as host:
+    async with mcp_session(daemon.address, "shop-proxy") as host:
         tools = {t.name: t for t in (await host.list_tools()).tools}
         assert "kinds" in tools["search_memory"].input_schema["properties"]
         result = await host.call_tool("search_memory", {"query": "what queue did we pick for billing",
@@ -131,11 +137,11 @@ async def test_search_memory_tool_returns_other_kinds_through_the_proxy(daemon):
 
 
 def test_cli_search_names_each_kind(daemon):
-    with daemon.client("shop") as client:
+    with daemon.client("shop-cli") as client:
         ids = _seed(client)
 
     def cli(*args: str) -> str:
-        done = subprocess.run(CORTEXD + ["search", *args, "--namespace", "shop", "--daemon", daemon.address],
+        done = subprocess.run(CORTEXD + ["search", *args, "--namespace", "shop-cli", "--daemon", daemon.address],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         return done.stdout
