@@ -51,11 +51,15 @@ def project(workdir) -> Path:
     return checkout
 
 
-@pytest.fixture
-def warm_daemon(daemon):
+def warmed(daemon):
     with daemon.client("acme") as client:
         client.analyze_message(message="warm-up")  # waits for the models, which load in the background
     return daemon
+
+
+@pytest.fixture
+def warm_daemon(daemon):
+    return warmed(daemon)
 
 
 def test_an_explicit_request_is_saved_and_recalled_in_a_later_prompt(warm_daemon, project):
@@ -146,9 +150,7 @@ def test_without_a_daemon_the_hook_exits_0_and_prints_nothing(workdir, project, 
 @pytest.fixture(scope="module")
 def warm_shared_daemon(module_daemon):
     """One warm daemon for cases that each store nothing (a fresh one each cost ≈ 6 s with the models)."""
-    with module_daemon.client("acme") as client:
-        client.analyze_message(message="warm-up")
-    return module_daemon
+    return warmed(module_daemon)
 
 
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"\xff\xfe", b"[1, 2]", b'{"prompt": 42}',
