@@ -11,7 +11,7 @@ DATA = Path(__file__).parent / "data"
 # the round after, then examined: a development set (its save requests are training data too). v4 (heldout_4/) was
 # written after that; its save requests and pairs were scored once and its requests examined (training data now),
 # its timelines are not scored yet. v5 (heldout_5/) was written after that and is the test split for requests and
-# pairs (memory_daemon/evals/heldout.py).
+# pairs (memory_daemon/evals/heldout.py) until v6 (heldout_6/) replaced it for requests and timelines.
 FROZEN = {
     "heldout/save_requests_test.jsonl": "e0a9b52ff7acf03cc80df43ccbacc19a8af39800c263c4c4b0031ca97dd82b9a",
     "heldout/relation_pairs_test.jsonl": "dea6460ee46ac7f753e13d0ec7fc71bdd1f45aa6437661a30c60fdcb77b8f811",
@@ -34,6 +34,10 @@ FROZEN = {
     # Written the same day by another fresh helper, after v4's timelines were scored, before the guard on updates of
     # memories worded as a change.
     "heldout_5/timelines_test_5.jsonl": "c802591953e0fda6f03fddde8c9f623eb154557429ffc2765daefdc0b1a78c76",
+    # Written on 2026-12-02 by two more fresh helpers after v5 was scored and its misses read, before the thirteenth
+    # round of the request heads and before any timeline change judged on them.
+    "heldout_6/save_requests_test_6.jsonl": "1193d1b17364b6e803ab24b8c0f832080553fd318e036d8e30556d7cedccb569",
+    "heldout_6/timelines_test_6.jsonl": "9153a76fbef9d49d9a0798a6c0a141df18b22a2f4611255fef6a887aafb7d586",
 }
 
 
