@@ -38,6 +38,9 @@ FROZEN = {
     # round of the request heads and before any timeline change judged on them.
     "heldout_6/save_requests_test_6.jsonl": "1193d1b17364b6e803ab24b8c0f832080553fd318e036d8e30556d7cedccb569",
     "heldout_6/timelines_test_6.jsonl": "9153a76fbef9d49d9a0798a6c0a141df18b22a2f4611255fef6a887aafb7d586",
+    # Written the same day by another fresh helper, after v6's timelines were scored once and read, before the relation
+    # model's run 12.
+    "heldout_7/timelines_test_7.jsonl": "38dc9dbe7acad36920bf0810bee5516b6a1a3f23855b2259c1ee40650ae14549",
 }
 
 
