@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_daemon.evals.heldout import ENTITIES_JUDGED, ENTITIES_SEEN, JUDGED, SPLITS
+from memory_daemon.evals.heldout import ENTITIES_JUDGED, ENTITIES_SEEN, PAIRS_JUDGED, REQUESTS_JUDGED, split_files
 from memory_daemon.evals.targets import verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
 
     request_sets = [("team set (rules were tuned on it)", data_dir / "save_requests.jsonl"),
                     ("validation (model selection)", REQUESTS_VAL)]
-    request_sets += [(split.name, split.file("save_requests_test")) for split in SPLITS]
+    request_sets += split_files("save_requests_test")
     readers = _request_readers()
     requests = {name: score_requests(path, readers) for name, path in request_sets if path.is_file()}
     extractor = EntityExtractor.load()
@@ -99,8 +99,8 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
         print(json.dumps({"save_requests": requests, "entities": entities, "dedup": dedup}, indent=2, default=str))
         return 0
     missed = []
-    print(f"cortexd eval activation (data: {data_dir}; targets judged on {JUDGED.name}, entities on "
-          f"{ENTITIES_JUDGED.name})\n")
+    print(f"cortexd eval activation (data: {data_dir}; request targets judged on {REQUESTS_JUDGED.name}, dedup on "
+          f"{PAIRS_JUDGED.name}, entities on {ENTITIES_JUDGED.name})\n")
     print("Explicit save requests: the intent model's head beside the phrase rules\n")
     print("| set | messages | model recall | model FP rate | model FP, hard neg. | rules recall | rules FP rate "
           "| rules FP, hard neg. | target (held-out) |")
@@ -111,7 +111,7 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
             "save-request recall", "save-request false-positive rate", "save-request false-positive rate, hard negatives")]
         verdicts = [_meets(k, model[k]) for k in ("save-request recall", "save-request false-positive rate",
                                                   "save-request false-positive rate, hard negatives")
-                    if model[k] is not None] if name == JUDGED.name else []
+                    if model[k] is not None] if name == REQUESTS_JUDGED.name else []
         missed += [v for v in verdicts if v.endswith("MISSED")]
         print(f"| {name} | {model['messages']} | " + " | ".join(cells) + f" | {'; '.join(verdicts)} |")
     print("\nEntities\n")
@@ -129,7 +129,7 @@ def evaluate_activation(data_dir: Path = DEFAULT_DATA, as_json: bool = False) ->
     print("| --- | ---: |" + " ---: |" * len(measures) + " --- |")
     for name, result in dedup.items():
         view = result["dedup (relation model)"]
-        verdicts = [_meets(m, view[m]) for m in measures] if name == JUDGED.name else []
+        verdicts = [_meets(m, view[m]) for m in measures] if name == PAIRS_JUDGED.name else []
         missed += [v for v in verdicts if v.endswith("MISSED")]
         print(f"| {name} | {result['pairs']} | " + " | ".join(f"{view[m]:.3f}" for m in measures)
               + f" | {'; '.join(verdicts)} |")
@@ -140,7 +140,7 @@ def _dedup_results() -> dict:
     from memory_daemon.evals.relations import VALIDATION, score_sets
 
     sets = [("validation (model selection)", VALIDATION)]
-    sets += [(split.name, split.file("relation_pairs_test")) for split in SPLITS]
+    sets += split_files("relation_pairs_test")
     return score_sets([(name, path) for name, path in sets if path.is_file()])
 
 

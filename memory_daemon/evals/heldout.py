@@ -34,13 +34,25 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # v3 was written and frozen before the round that trained on v1 and v2, and scored once at its end; its failures were
 # then examined, and its save requests went into the request heads' training, so it is a development set now. v4 was
 # frozen after that, by helpers who saw neither code nor errors, and scored once at the end of the next round; its
-# save requests were then examined and joined the heads' training (its timelines are not scored yet). v5 was frozen
-# after that, by a fresh helper; the targets are judged on it.
+# save requests were then examined and joined the heads' training. v5 was frozen after that by a fresh helper and
+# scored once: its save requests then joined the heads' training, and 9 of its pairs were read while weighing a change,
+# so it is a development set too. v6 (save requests and timelines only) was frozen after that; the request targets are
+# judged on it. No pair split has been written since v5, so the dedup targets are still printed against v5, marked as
+# the development set it now is.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; a development set now")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; a development set now")
-V5 = HeldOutSplit(5, "heldout_5", "_5", "")
-JUDGED = V5
-SPLITS = (V1, V2, V3, V4, V5)
+V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
+V6 = HeldOutSplit(6, "heldout_6", "_6", "")
+REQUESTS_JUDGED = V6
+PAIRS_JUDGED = V5
+SPLITS = (V1, V2, V3, V4, V5, V6)
+
+
+def split_files(stem: str) -> list[tuple[str, Path]]:
+    """(split name, file) of every split that has a file of this kind, oldest first."""
+    return [(split.name, split.file(stem)) for split in SPLITS if split.file(stem).is_file()]
+
+
 # v3 has no entity lines, and the entity extractor has not changed since v2 was scored: its entities are judged on v2.
 ENTITIES_SEEN = HeldOutSplit(1, "heldout", "", "scored; a development set now")
 ENTITIES_JUDGED = HeldOutSplit(2, "heldout_2", "_2", "scored once; the latest entity split")

@@ -12,7 +12,7 @@ import numpy as np
 from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker
 from preprocessing.relation_model import RELATIONS
 
-from memory_daemon.evals.heldout import JUDGED, SPLITS
+from memory_daemon.evals.heldout import PAIRS_JUDGED, split_files
 from memory_daemon.evals.targets import verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -124,7 +124,7 @@ def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
 def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -> int:
     """Print validation (used for selection) beside the held-out test (written before tuning, scored once)."""
     named = [(p.stem, p) for p in paths] if paths else \
-        [("validation", VALIDATION)] + [(split.name, split.file("relation_pairs_test")) for split in SPLITS]
+        [("validation", VALIDATION)] + split_files("relation_pairs_test")
     try:
         results = score_sets(named)
     except (OSError, ValueError) as error:  # a missing file, bad JSON or an unknown label: say which
@@ -140,7 +140,7 @@ def evaluate_relations(paths: list[Path] | None = None, as_json: bool = False) -
     print(f"\n| measure | {header} | target (held-out) |")
     print("| --- |" + " ---: | ---: |" * len(results) + " --- |")
     model_view = next(iter(results.values()))["dedup (relation model)"]
-    judged = results.get(JUDGED.name, list(results.values())[-1])["dedup (relation model)"]
+    judged = results.get(PAIRS_JUDGED.name, list(results.values())[-1])["dedup (relation model)"]
     for measure in (m for m in model_view if m not in ("pairs", "duplicate recall by category")):
         cells = " | ".join(f"{r['dedup (relation model)'][measure]:.3f} | {r['dedup (rules)'][measure]:.3f}"
                            for r in results.values())

@@ -134,6 +134,51 @@ HARD_NEGATIVE_FRAMES = (
 )
 
 
+# Requests whose object is a noun phrase, not a "that" clause ("Save my blood type, which is O negative"), written
+# after held-out v5 was scored once: most of its misses were of this form, many as polite questions. {n}: the
+# statement's subject with its possessive ("my dentist's number"); {v}: what the statement says it is. Hard negatives
+# of the same shape (a polite question whose object is the file or the task at hand) keep the form from being a cue.
+NOUN_SAVE_FRAMES = {
+    "imperative": (
+        "Save {n}: {v}.", "Store {n}, which is {v}.", "Keep a record of {n} - {v}.", "Memorise {n}: {v}.",
+        "Log {n} as {v} in your notes.", "Put {n} on file: {v}.", "Note down {n}, it's {v}.",
+        "Update the stored value for {n} to {v}.", "keep track of {n} pls, its {v}",
+    ),
+    "polite_question": (
+        "Would you please save {n}, which is {v}?", "Could you keep track of {n}? It's {v}.",
+        "Can you store {n} ({v}) for me?", "Would it be alright to save {n} as {v}?",
+        "Is it possible for you to record {n}: {v}?", "Would you be able to keep {n} on file? It is {v}.",
+        "Can you update your notes with {n}: {v}?", "Do you mind storing {n} for later? It's {v}.",
+        "Would you kindly remember {n}, {v}?", "Could you hang on to {n} for me ({v})?",
+        "could u save {n} its {v}", "Do you think you could log {n} as {v}?",
+    ),
+    "request_after": (
+        "{N}: {v}. Could you save that?", "{N} is {v} - would you store that for me?",
+        "{N}, {v}. Keep that on record please.", "{N} = {v}, store it",
+    ),
+}
+NOUN_HARD_NEGATIVE_FRAMES = (
+    "Would you please update {artifact} so {point}?", "Could you keep track of {thing} in a counter?",
+    "Can you store {thing} in a variable before the loop?", "Would you mind saving {artifact} before you close it?",
+    "Is it possible to log {thing} to a separate file?", "Could you record {thing} in the spreadsheet for the team?",
+    "Would you be able to note {thing} in the ticket for QA?", "Can you keep {artifact} on the shared drive?",
+    "Would it be alright to save {artifact} as {format}?", "Could you update {artifact} with {thing}?",
+    "Do you mind remembering to {task} in the handler?", "Can you note down {thing} in the incident doc?",
+)
+_NOUN_STATEMENT = re.compile(r"^(my|our|the) ([A-Za-z0-9'\- ]{3,40}?) (?:is|are) (?!not\b|no\b|going\b|now\b)(.{2,60})$",
+                             re.IGNORECASE)
+
+
+def noun_statements(pool: list[str]) -> list[tuple[str, str]]:
+    """(noun phrase, value) from the pool's "My X is Y" statements: ("my flight number", "AC 870")."""
+    found = []
+    for text in pool:
+        match = _NOUN_STATEMENT.match(text.strip().rstrip(".!"))
+        if match:
+            found.append((f"{match.group(1).lower()} {match.group(2)}", match.group(3)))
+    return found
+
+
 def clause(text: str) -> str:
     """A statement as a clause after "that": final stop dropped, a capital first word lowered unless it is a name."""
     text = text.strip().rstrip(".!")
@@ -179,6 +224,19 @@ def compose(seed: int = SEED) -> list[dict]:
                                   audience=rng.choice(AUDIENCES), point=rng.choice(POINTS))
             rows.append({"text": filled, "save_request": False, "recall_request": False,
                          "family": family("task", frame)})
+    nouns, noun_rng = noun_statements(pool), random.Random(seed + 1)
+    for kind, frames in NOUN_SAVE_FRAMES.items():
+        for frame in frames:
+            for n, v in noun_rng.sample(nouns, PER_FRAME):
+                rows.append({"text": frame.format(n=n, N=n[0].upper() + n[1:], v=v), "save_request": True,
+                             "recall_request": False, "family": family(f"noun-{kind}", frame)})
+    for frame in NOUN_HARD_NEGATIVE_FRAMES:
+        for _ in range(PER_FRAME):
+            filled = frame.format(thing=noun_rng.choice(THINGS), artifact=noun_rng.choice(ARTIFACTS),
+                                  format=noun_rng.choice(FORMATS), task=noun_rng.choice(TASKS),
+                                  point=noun_rng.choice(POINTS))
+            rows.append({"text": filled, "save_request": False, "recall_request": False,
+                         "family": family("noun-task", frame)})
     unique = {row["text"].lower(): row for row in rows}  # a slot draw can repeat a text; keep it once
     return list(unique.values())
 
