@@ -42,6 +42,8 @@ class _NamespaceIndex:
         self.total_length = 0
 
     def add(self, memory: IndexedMemory) -> None:
+        if memory.id in self.positions:
+            return  # a write that raced the namespace's load, which had already read the row from the store
         doc = len(self.ids)
         self.ids.append(memory.id)
         self.positions[memory.id] = doc
@@ -125,13 +127,24 @@ def _idf(n: int, df: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
+class _Slot:
+    """One namespace's index, and the lock its load holds: a load blocks only this namespace's callers."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.index: _NamespaceIndex | None = None
+
+
 class LexicalIndex:
     """Loaded per namespace on first use; DuckDB stays the source of truth (its own fts tokenizer drops every
-    non-letter, so "3.12" and snake_case parts would never match)."""
+    non-letter, so "3.12" and snake_case parts would never match).
+
+    The shared lock guards only the map of namespaces and short reads; loading a namespace (seconds at a million
+    memories) holds that namespace's own lock, so searches and writes in other namespaces go on meanwhile."""
 
     def __init__(self, load_namespace: Callable[[str], Iterable[IndexedMemory]]) -> None:
         self._load = load_namespace
-        self._namespaces: dict[str, _NamespaceIndex] = {}
+        self._namespaces: dict[str, _Slot] = {}
         self._lock = threading.Lock()
 
     def search(self, namespaces: Sequence[str], query: str, limit: int) -> list[tuple[str, float]]:
@@ -188,12 +201,18 @@ class LexicalIndex:
         return keys
 
     def add(self, namespace: str, memories: Iterable[IndexedMemory]) -> None:
+        """Index rows just stored. A namespace not loaded yet is left alone (its first use reads them from the store);
+        one being loaded is written once its load is done (the load may have read them already: they count once)."""
         with self._lock:
-            index = self._namespaces.get(namespace)
-            if index is None:
-                return  # not loaded yet: the first search will read these rows from the store
-            for memory in memories:
-                index.add(memory)
+            slot = self._namespaces.get(namespace)
+        if slot is None:
+            return
+        with slot.lock:  # waits for a load in progress
+            if slot.index is None:
+                return  # the load failed; the next use loads again, from the store
+            with self._lock:
+                for memory in memories:
+                    slot.index.add(memory)
 
     def forget(self, namespace: str) -> None:
         """Drop the namespace's index; the next use reloads it from the store (after a restore wrote behind it)."""
@@ -202,10 +221,13 @@ class LexicalIndex:
 
     def _index(self, namespace: str) -> _NamespaceIndex:
         with self._lock:
-            index = self._namespaces.get(namespace)
-            if index is None:
+            slot = self._namespaces.setdefault(namespace, _Slot())
+            if slot.index is not None:
+                return slot.index
+        with slot.lock:
+            if slot.index is None:
                 index = _NamespaceIndex()
                 for memory in self._load(namespace):
                     index.add(memory)
-                self._namespaces[namespace] = index
-            return index
+                slot.index = index
+            return slot.index

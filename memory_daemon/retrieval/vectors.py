@@ -40,6 +40,8 @@ class _NamespaceVectors:
             self.current[self.position[memory_id]] = False
 
     def add(self, memory_id: str, text: str, vector: np.ndarray) -> None:
+        if memory_id in self.position:
+            return  # a write that raced the namespace's load, which had already read the row from the store
         if self.size == len(self.matrix):  # grow by doubling, so appends stay amortised O(1)
             grown = np.zeros((2 * len(self.matrix), DIMENSIONS), dtype=np.float32)
             grown[: self.size] = self.matrix[: self.size]
@@ -53,18 +55,29 @@ class _NamespaceVectors:
         self.size += 1
 
 
+class _Slot:
+    """One namespace's vectors, and the lock its load holds: a load blocks only this namespace's callers."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.vectors: _NamespaceVectors | None = None
+
+
 class VectorIndex:
     """Loaded per namespace on first use, then kept in step by every write that goes through the daemon.
 
     Search is exact (one matrix-vector product) until a namespace holds `coarse_from` memories; from then on a
     coarse-cell index (built when the namespace loads, rebuilt in the background as it grows) limits each search
     to the `probe_cells` cells nearest the query plus the rows added since the build. Exact costs ~24 ms at 100k
-    and ~170 ms at a million; see `cortexd bench retrieval` for the coarse figures and their recall."""
+    and ~170 ms at a million; see `cortexd bench retrieval` for the coarse figures and their recall.
+
+    The shared lock guards the map of namespaces and each short read or write; loading a namespace (and building
+    its first coarse index) holds only that namespace's lock, so other namespaces keep answering meanwhile."""
 
     def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray, dict[str, str]]],
                  coarse_from: int = 200_000, probe_cells: int = 32) -> None:
         self._load = load_namespace
-        self._namespaces: dict[str, _NamespaceVectors] = {}
+        self._namespaces: dict[str, _Slot] = {}
         self._lock = threading.Lock()
         self._coarse_from = coarse_from
         self._probe_cells = probe_cells
@@ -72,8 +85,8 @@ class VectorIndex:
     def nearest(self, namespace: str, vector: np.ndarray, limit: int,
                 include_superseded: bool = True) -> list[tuple[str, str, float]]:
         """(memory id, text, cosine) of the closest memories, closest first."""
+        vectors = self._namespace(namespace)
         with self._lock:
-            vectors = self._namespace(namespace)
             if vectors.size == 0:
                 return []
             vector = np.asarray(vector, dtype=np.float32)
@@ -102,25 +115,31 @@ class VectorIndex:
 
     def coarse_ready(self, namespace: str) -> bool:
         """Whether searches in the namespace go through its coarse-cell index."""
+        vectors = self._namespace(namespace)
         with self._lock:
-            return self._namespace(namespace).coarse is not None
+            return vectors.coarse is not None
 
     def vectors_of(self, namespace: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored embeddings of those ids that the namespace holds."""
+        vectors = self._namespace(namespace)
         with self._lock:
-            vectors = self._namespace(namespace)
             return {m: vectors.matrix[vectors.position[m]].copy() for m in ids if m in vectors.position}
 
     def mark_superseded(self, namespace: str, memory_id: str, successor_id: str) -> None:
         with self._lock:
-            vectors = self._namespaces.get(namespace)
-            if vectors is not None:
-                vectors.supersede(memory_id, successor_id)
+            slot = self._namespaces.get(namespace)
+        if slot is None:
+            return  # not loaded: its load reads who superseded what from the store
+        with slot.lock:  # waits for a load in progress
+            if slot.vectors is not None:
+                with self._lock:
+                    slot.vectors.supersede(memory_id, successor_id)
 
     def current_version(self, namespace: str, memory_id: str, max_steps: int = 16) -> str:
         """The end of the memory's chain of successors (the memory itself when it is current)."""
+        vectors = self._namespace(namespace)
         with self._lock:
-            superseded = self._namespace(namespace).superseded
+            superseded = vectors.superseded
             for _ in range(max_steps):
                 successor = superseded.get(memory_id)
                 if successor is None:
@@ -129,13 +148,22 @@ class VectorIndex:
             return memory_id
 
     def add(self, namespace: str, items: Sequence[tuple[str, str, np.ndarray]], load: bool = False) -> None:
-        """Index stored rows; with load=True, rows not stored yet (the namespace is loaded first without them)."""
+        """Index stored rows; with load=True, rows not stored yet (the namespace is loaded first without them).
+
+        A namespace not loaded yet is left alone (its first use reads the rows from the store); one being loaded is
+        written once its load is done (the load may have read them already: they count once)."""
+        if load:
+            vectors = self._namespace(namespace)
+        else:
+            with self._lock:
+                slot = self._namespaces.get(namespace)
+            if slot is None:
+                return
+            with slot.lock:  # waits for a load in progress
+                vectors = slot.vectors
+            if vectors is None:
+                return  # the load failed; the next use loads again, from the store
         with self._lock:
-            if namespace not in self._namespaces:
-                if not load:
-                    return  # not loaded yet: the first lookup will read these rows from the store
-                self._namespace(namespace)
-            vectors = self._namespaces[namespace]
             for memory_id, text, vector in items:
                 vectors.add(memory_id, text, vector)
             self._maybe_build(vectors)
@@ -146,13 +174,18 @@ class VectorIndex:
             self._namespaces.pop(namespace, None)
 
     def _namespace(self, namespace: str) -> _NamespaceVectors:
-        vectors = self._namespaces.get(namespace)
-        if vectors is None:
-            vectors = _NamespaceVectors(*self._load(namespace))
-            if vectors.size >= self._coarse_from:  # built with the load, so the first search is already fast
-                vectors.coarse = CoarseIndex.build(vectors.matrix[: vectors.size])
-            self._namespaces[namespace] = vectors
-        return vectors
+        """The namespace's vectors, loaded on first use under its own lock only (call without the shared lock)."""
+        with self._lock:
+            slot = self._namespaces.setdefault(namespace, _Slot())
+            if slot.vectors is not None:
+                return slot.vectors
+        with slot.lock:
+            if slot.vectors is None:
+                vectors = _NamespaceVectors(*self._load(namespace))
+                if vectors.size >= self._coarse_from:  # built with the load, so the first search is already fast
+                    vectors.coarse = CoarseIndex.build(vectors.matrix[: vectors.size])
+                slot.vectors = vectors
+            return slot.vectors
 
     def _maybe_build(self, vectors: _NamespaceVectors) -> None:
         """Rebuild in the background once the rows added since the last build outgrow it (or build the first index
