@@ -90,6 +90,30 @@ def test_import_counts_add_up_across_chunks(daemon):
         assert (again.imported, again.skipped) == (0, 1203)
 
 
+def test_a_transcript_turn_keeps_the_turn_before_it_across_imports_and_sessions(daemon):
+    """A reply is found by the words of what it answers: each turn keeps the turn before it in its session as context,
+    also when that turn came in an earlier import, and never one from another session."""
+    with daemon.client("transcript") as client:
+        client.import_records([
+            {"id": "a1", "text": "Did you finish the Tallow migration?", "speaker": "ana", "session": "s1",
+             "timestamp": "2025-03-01T10:00:00Z"},
+            {"id": "b1", "text": "What should we cook on Sunday?", "speaker": "ben", "session": "s2",
+             "timestamp": "2025-03-01T10:01:00Z"}])
+        client.import_records([
+            {"id": "a2", "text": "Yes, last night!", "speaker": "ben", "session": "s1",
+             "timestamp": "2025-03-01T10:02:00Z"},
+            {"id": "c1", "text": "Hello there", "speaker": "cem", "session": "s3",
+             "timestamp": "2025-03-01T10:03:00Z"},
+            {"id": "b2", "text": "Lentil soup sounds good", "speaker": "ana", "session": "s2",
+             "timestamp": "2025-03-01T10:04:00Z"}])
+        context = {m.external_id: m.context for m in client.export_memories(limit=10).memories}
+        assert context["a2"] == "in reply to: Did you finish the Tallow migration?"
+        assert context["b2"] == "in reply to: What should we cook on Sunday?"
+        assert context["a1"] == context["b1"] == context["c1"] == ""
+        hits = client.search_memory(query="Tallow migration finished", limit=3, signals=["lexical"]).hits
+        assert "a2" in [h.memory.external_id for h in hits]
+
+
 def test_the_current_version_answers_a_question_only_the_outdated_one_matches(daemon):
     """Relevance found on a superseded memory passes to its successor, whatever words the successor uses."""
     with daemon.client("words") as client:

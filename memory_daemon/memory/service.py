@@ -672,7 +672,8 @@ class MemoryService:
             seen.add(key)
         # Records are applied in the order they happened, not the order they arrived, so updates find what they update.
         rows.sort(key=lambda r: r.created_at)
-        rows = [self._with_turn_before(row, last_turns) if row.id in turns else row for row in rows]
+        stored_turns = self._stored_session_ends([row for row in rows if row.id in turns], last_turns)
+        rows = [self._with_turn_before(row, last_turns, stored_turns) if row.id in turns else row for row in rows]
         embeddings = self._embeddings([row.content for row in rows])
         updates = self._index_and_find_updates(rows, embeddings, turns)
         self._repository.insert_many(rows, embeddings)
@@ -683,14 +684,26 @@ class MemoryService:
             self._rows.mark_superseded(old_id, new_id, now)
         outcome.imported += len(rows)
 
-    def _with_turn_before(self, row: MemoryRow, last_turns: dict[tuple[str, str], str]) -> MemoryRow:
+    def _stored_session_ends(self, turns: list[MemoryRow],
+                             last_turns: dict[tuple[str, str], str]) -> dict[tuple[str, str], MemoryRow]:
+        """(namespace, session) -> the store's newest memory of each session these turns open (one query per namespace
+        and batch, so the cost does not grow with the number of sessions)."""
+        wanted: dict[str, set[str]] = {}
+        for row in turns:
+            if row.session_id and (row.namespace, row.session_id) not in last_turns:
+                wanted.setdefault(row.namespace, set()).add(row.session_id)
+        return {(namespace, session): memory for namespace, sessions in wanted.items()
+                for session, memory in self._repository.latest_in_sessions(namespace, sorted(sessions)).items()}
+
+    def _with_turn_before(self, row: MemoryRow, last_turns: dict[tuple[str, str], str],
+                          stored_turns: dict[tuple[str, str], MemoryRow]) -> MemoryRow:
         """A turn of a transcript keeps the turn before it in its session as context: a reply ("yes, last week!") is
         found by the words of what it answers. The lexical index reads the context; the embedding does not."""
         key = (row.namespace, row.session_id)
         before = last_turns.get(key)
         if before is None and row.session_id:
-            earlier = self._repository.recent_in_session(row.namespace, row.session_id, 1)
-            before = earlier[0].content if earlier and earlier[0].created_at <= row.created_at else None
+            earlier = stored_turns.get(key)
+            before = earlier.content if earlier is not None and earlier.created_at <= row.created_at else None
         if row.session_id:
             last_turns[key] = row.content
         if not before or row.context:

@@ -184,6 +184,17 @@ class MemoryRepository:
         ).fetchall()
         return [memory_row(r) for r in rows]
 
+    def latest_in_sessions(self, namespace: str, session_ids: Iterable[str]) -> dict[str, MemoryRow]:
+        """Session id -> its newest memory, for those of the sessions that have one: one scan for all of them, where a
+        query per session would scan the namespace once per session (an import of many sessions into a large store)."""
+        rows = self._db.cursor().execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND list_contains(?, session_id) "
+            "QUALIFY row_number() OVER (PARTITION BY session_id ORDER BY created_at DESC) = 1",
+            [namespace, list(session_ids)],
+        ).fetchall()
+        found = [memory_row(r) for r in rows]
+        return {row.session_id: row for row in found}
+
     def latest_current_before(self, namespace: str, before, limit: int) -> list[MemoryRow]:
         """The namespace's newest current memories created at or before `before`, newest first."""
         rows = self._db.cursor().execute(
