@@ -32,15 +32,16 @@ class HeldOutSplit:
 V1 = HeldOutSplit(1, "heldout", "", "scored; now training data")
 V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # v3 was written and frozen before the round that trained on v1 and v2, and scored once at its end; its failures were
-# then examined, and its save requests went into the request heads' training, so it is a development set now. v4 was
-# frozen after that, by helpers who saw neither code nor errors, and scored once at the end of the next round; its
-# save requests were then examined and joined the heads' training. v5 was frozen after that by a fresh helper and
+# then examined, and its save requests went into the request heads' training. v4 was frozen after that, by helpers
+# who saw neither code nor errors, and scored once at the end of the next round; its save requests were then examined
+# and joined the heads' training. The pairs and timelines of both joined the relation model's training in run 12, so
+# both are training data now. v5 was frozen after that by a fresh helper and
 # scored once: its save requests then joined the heads' training, and 9 of its pairs were read while weighing a change,
 # so it is a development set too. v6 (save requests and timelines only) was frozen after that; the request targets are
 # judged on it. No pair split has been written since v5, so the dedup targets are still printed against v5, marked as
 # the development set it now is.
-V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; a development set now")
-V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; a development set now")
+V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
+V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
 V6 = HeldOutSplit(6, "heldout_6", "_6", "")
 REQUESTS_JUDGED = V6

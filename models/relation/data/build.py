@@ -26,23 +26,33 @@ SEED = 20261201
 HANDWRITTEN = HERE / "pairs_handwritten.jsonl"
 HANDWRITTEN_2 = HERE / "pairs_handwritten_2.jsonl"  # same-subject COMPATIBLE and person-swap UPDATEs, train only
 HANDWRITTEN_3 = HERE / "pairs_handwritten_3.jsonl"  # near misses of DUPLICATE (additions, one value changed), train only
+# Written by a helper who saw no code, data or model output: a text worded as a change about another subject than the
+# memory (staging next to production, a sister next to a brother) is COMPATIBLE, beside minimal-contrast UPDATEs of the
+# same subject. Train only.
+LOOKALIKE = HERE / "pairs_lookalike.jsonl"
 GENERATED = HERE / "pairs_generated.jsonl"  # written by generate.py, train only
 VAL_COMPATIBLE = HERE / "val_compatible.jsonl"  # generate.py's held-back families: a development check, not val
 DEDUP_PAIRS = REPO / "tests" / "data" / "activation" / "dedup_pairs.jsonl"
 TIMELINES = REPO / "tests" / "data" / "retrieval" / "timelines.jsonl"
 # The frozen held-out pairs: a training pair equal to one of them (after normalising) is dropped, and only the count
 # is printed. Nothing else here reads them.
-# v3 was scored once with run 10 and is a development set now; it joins SCORED_HELDOUT when the model is next retrained.
-HELDOUT_PAIRS = (REPO / "tests" / "data" / "heldout_3" / "relation_pairs_test_3.jsonl",
-                 REPO / "tests" / "data" / "heldout_4" / "relation_pairs_test_4.jsonl",
-                 REPO / "tests" / "data" / "heldout_5" / "relation_pairs_test_5.jsonl")
+# v3 and v4 were scored once with run 10 and joined SCORED_HELDOUT for run 12. v5 was scored once too, then 9 of its
+# pairs were read: it stays out of training as the latest pair split (a development set).
+HELDOUT_PAIRS = (REPO / "tests" / "data" / "heldout_5" / "relation_pairs_test_5.jsonl",)
 # Held-out splits that were scored once and reported: from then on they are training data (source "scored_heldout"),
 # written by other hands than ours, and a fresh split (HELDOUT_PAIRS) takes their place as the test.
 SCORED_HELDOUT = (REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jsonl",
-                  REPO / "tests" / "data" / "heldout_2" / "relation_pairs_test_2.jsonl")
-# Their timelines give UPDATE (and, for a partial update, PARTIAL_UPDATE) pairs the way the team's timelines do.
+                  REPO / "tests" / "data" / "heldout_2" / "relation_pairs_test_2.jsonl",
+                  REPO / "tests" / "data" / "heldout_3" / "relation_pairs_test_3.jsonl",
+                  REPO / "tests" / "data" / "heldout_4" / "relation_pairs_test_4.jsonl")
+# Their timelines give UPDATE (and, for a partial update, PARTIAL_UPDATE) pairs the way the team's timelines do, and
+# their control scenarios COMPATIBLE pairs (see load_timelines). v6's timelines stay out: the development check of
+# run 12, and v7 the test.
 SCORED_TIMELINES = (REPO / "tests" / "data" / "heldout" / "timelines_test.jsonl",
-                    REPO / "tests" / "data" / "heldout_2" / "timelines_test_2.jsonl")
+                    REPO / "tests" / "data" / "heldout_2" / "timelines_test_2.jsonl",
+                    REPO / "tests" / "data" / "heldout_3" / "timelines_test_3.jsonl",
+                    REPO / "tests" / "data" / "heldout_4" / "timelines_test_4.jsonl",
+                    REPO / "tests" / "data" / "heldout_5" / "timelines_test_5.jsonl")
 VAL_SHARE = 0.15
 SPLIT_TRIALS = 4000  # seeded family shuffles; the one whose val label mix is closest to 15 % of each label wins
 
@@ -104,14 +114,16 @@ def load_dedup_pairs() -> tuple[list[dict], int]:
     return rows, skipped
 
 
-def load_timelines(path: Path = TIMELINES, source: str = "timelines", family_prefix: str = "team") -> list[dict]:
+def load_timelines(path: Path = TIMELINES, source: str = "timelines", family_prefix: str = "team",
+                   controls: bool = False) -> list[dict]:
     """UPDATE pairs (an older memory, the one that replaced it) from each timeline's stale and current ids.
 
     Every stale memory against the current one is an UPDATE, except in a reversal, where the current text goes
     back to the first value (stale[0] -> current would read as a repeat); there, and in chains, each version
     against the next one is an UPDATE. In a "partial" timeline the pair is a PARTIAL_UPDATE. Distractor memories
     are left out: whether one is COMPATIBLE or UNRELATED to the versioned fact is a judgement per pair, and they
-    were not written with that in mind.
+    were not written with that in mind. With `controls`, a control timeline (its answer never changed, and later
+    memories were written to look like updates of it) gives (answer, each later memory) as COMPATIBLE pairs.
     """
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -131,6 +143,10 @@ def load_timelines(path: Path = TIMELINES, source: str = "timelines", family_pre
         for old, new in dict.fromkeys(links):
             label = "PARTIAL_UPDATE" if t["kind"] == "partial" else "UPDATE"
             rows.append(pair(text[old], text[new], label, f"timeline:{t['kind']}", f"{family_prefix}-{t['id']}", source))
+        if controls and t["kind"] == "control":
+            for later in (m["id"] for m in t["memories"] if when[m["id"]] > when[t["current"]]):
+                rows.append(pair(text[t["current"]], text[later], "COMPATIBLE", "timeline:control",
+                                 f"{family_prefix}-{t['id']}", source))
     return rows
 
 
@@ -188,15 +204,16 @@ def main() -> int:
     timelines = load_timelines()
     handwritten_2 = load_written(HANDWRITTEN_2, "handwritten2")
     handwritten_3 = load_written(HANDWRITTEN_3, "handwritten3") if HANDWRITTEN_3.is_file() else []
+    lookalike = load_written(LOOKALIKE, "lookalike") if LOOKALIKE.is_file() else []
     generated = load_written(GENERATED, "generated")
     scored_heldout = load_scored_heldout() + [row for path in SCORED_TIMELINES
-                                              for row in load_timelines(path, "scored_heldout", "scored")]
+                                              for row in load_timelines(path, "scored_heldout", "scored", controls=True)]
     val_compatible = load_written(VAL_COMPATIBLE, "generated")
     extra, dropped = [], Counter()
     seen_pairs = {(norm_key(r["existing"]), norm_key(r["new"])) for r in handwritten}
     # The later sources come after the earlier ones, so adding them leaves the earlier sources' rows as they were.
     heldout = heldout_pairs()
-    for r in dedup + timelines + handwritten_2 + generated + handwritten_3 + scored_heldout:
+    for r in dedup + timelines + handwritten_2 + generated + handwritten_3 + scored_heldout + lookalike:
         key = (norm_key(r["existing"]), norm_key(r["new"]))
         if key in heldout or key[::-1] in heldout:
             dropped[f"{r['source']}: equals a held-out pair"] += 1
