@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 from preprocessing.terms import identifiers, query_terms, terms
 
 K1 = 1.2
@@ -127,25 +128,17 @@ def _idf(n: int, df: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
-class _Slot:
-    """One namespace's index, and the lock its load holds: a load blocks only this namespace's callers."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.index: _NamespaceIndex | None = None
-
-
 class LexicalIndex:
     """Loaded per namespace on first use; DuckDB stays the source of truth (its own fts tokenizer drops every
     non-letter, so "3.12" and snake_case parts would never match).
 
-    The shared lock guards only the map of namespaces and short reads; loading a namespace (seconds at a million
-    memories) holds that namespace's own lock, so searches and writes in other namespaces go on meanwhile."""
+    Loading a namespace (seconds at a million memories) holds only that namespace's slot (NamespaceSlots), so
+    searches and writes in other namespaces go on meanwhile; the shared lock guards the indexes' contents."""
 
     def __init__(self, load_namespace: Callable[[str], Iterable[IndexedMemory]]) -> None:
         self._load = load_namespace
-        self._namespaces: dict[str, _Slot] = {}
-        self._lock = threading.Lock()
+        self._namespaces: NamespaceSlots[_NamespaceIndex] = NamespaceSlots(self._built)
+        self._lock = threading.Lock()  # guards every index's contents
 
     def search(self, namespaces: Sequence[str], query: str, limit: int) -> list[tuple[str, float]]:
         """(memory id, BM25 score) of the best matches across the namespaces, best first."""
@@ -203,31 +196,22 @@ class LexicalIndex:
     def add(self, namespace: str, memories: Iterable[IndexedMemory]) -> None:
         """Index rows just stored. A namespace not loaded yet is left alone (its first use reads them from the store);
         one being loaded is written once its load is done (the load may have read them already: they count once)."""
-        with self._lock:
-            slot = self._namespaces.get(namespace)
-        if slot is None:
+        index = self._namespaces.loaded(namespace)
+        if index is None:
             return
-        with slot.lock:  # waits for a load in progress
-            if slot.index is None:
-                return  # the load failed; the next use loads again, from the store
-            with self._lock:
-                for memory in memories:
-                    slot.index.add(memory)
+        with self._lock:
+            for memory in memories:
+                index.add(memory)
 
     def forget(self, namespace: str) -> None:
         """Drop the namespace's index; the next use reloads it from the store (after a restore wrote behind it)."""
-        with self._lock:
-            self._namespaces.pop(namespace, None)
+        self._namespaces.forget(namespace)
 
     def _index(self, namespace: str) -> _NamespaceIndex:
-        with self._lock:
-            slot = self._namespaces.setdefault(namespace, _Slot())
-            if slot.index is not None:
-                return slot.index
-        with slot.lock:
-            if slot.index is None:
-                index = _NamespaceIndex()
-                for memory in self._load(namespace):
-                    index.add(memory)
-                slot.index = index
-            return slot.index
+        return self._namespaces.get(namespace)
+
+    def _built(self, namespace: str) -> _NamespaceIndex:
+        index = _NamespaceIndex()
+        for memory in self._load(namespace):
+            index.add(memory)
+        return index

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from memory_daemon.retrieval.coarse_index import CoarseIndex
+from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 
 DIMENSIONS = 384
 REBUILD_GROWTH = 0.25  # the coarse index is rebuilt once rows added since its build reach this share of it
@@ -55,14 +56,6 @@ class _NamespaceVectors:
         self.size += 1
 
 
-class _Slot:
-    """One namespace's vectors, and the lock its load holds: a load blocks only this namespace's callers."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.vectors: _NamespaceVectors | None = None
-
-
 class VectorIndex:
     """Loaded per namespace on first use, then kept in step by every write that goes through the daemon.
 
@@ -71,13 +64,13 @@ class VectorIndex:
     to the `probe_cells` cells nearest the query plus the rows added since the build. Exact costs ~24 ms at 100k
     and ~170 ms at a million; see `cortexd bench retrieval` for the coarse figures and their recall.
 
-    The shared lock guards the map of namespaces and each short read or write; loading a namespace (and building
-    its first coarse index) holds only that namespace's lock, so other namespaces keep answering meanwhile."""
+    Loading a namespace (and building its first coarse index) holds only that namespace's slot (NamespaceSlots), so
+    other namespaces keep answering meanwhile; the shared lock guards each short read or write of the vectors."""
 
     def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray, dict[str, str]]],
                  coarse_from: int = 200_000, probe_cells: int = 32) -> None:
         self._load = load_namespace
-        self._namespaces: dict[str, _Slot] = {}
+        self._namespaces: NamespaceSlots[_NamespaceVectors] = NamespaceSlots(self._built)
         self._lock = threading.Lock()
         self._coarse_from = coarse_from
         self._probe_cells = probe_cells
@@ -126,14 +119,10 @@ class VectorIndex:
             return {m: vectors.matrix[vectors.position[m]].copy() for m in ids if m in vectors.position}
 
     def mark_superseded(self, namespace: str, memory_id: str, successor_id: str) -> None:
-        with self._lock:
-            slot = self._namespaces.get(namespace)
-        if slot is None:
-            return  # not loaded: its load reads who superseded what from the store
-        with slot.lock:  # waits for a load in progress
-            if slot.vectors is not None:
-                with self._lock:
-                    slot.vectors.supersede(memory_id, successor_id)
+        vectors = self._namespaces.loaded(namespace)  # None: not loaded, and its load reads this from the store
+        if vectors is not None:
+            with self._lock:
+                vectors.supersede(memory_id, successor_id)
 
     def current_version(self, namespace: str, memory_id: str, max_steps: int = 16) -> str:
         """The end of the memory's chain of successors (the memory itself when it is current)."""
@@ -152,17 +141,9 @@ class VectorIndex:
 
         A namespace not loaded yet is left alone (its first use reads the rows from the store); one being loaded is
         written once its load is done (the load may have read them already: they count once)."""
-        if load:
-            vectors = self._namespace(namespace)
-        else:
-            with self._lock:
-                slot = self._namespaces.get(namespace)
-            if slot is None:
-                return
-            with slot.lock:  # waits for a load in progress
-                vectors = slot.vectors
-            if vectors is None:
-                return  # the load failed; the next use loads again, from the store
+        vectors = self._namespace(namespace) if load else self._namespaces.loaded(namespace)
+        if vectors is None:
+            return
         with self._lock:
             for memory_id, text, vector in items:
                 vectors.add(memory_id, text, vector)
@@ -170,22 +151,17 @@ class VectorIndex:
 
     def forget(self, namespace: str) -> None:
         """Drop the namespace's vectors; the next use reloads them from the store (after a restore wrote behind it)."""
-        with self._lock:
-            self._namespaces.pop(namespace, None)
+        self._namespaces.forget(namespace)
 
     def _namespace(self, namespace: str) -> _NamespaceVectors:
         """The namespace's vectors, loaded on first use under its own lock only (call without the shared lock)."""
-        with self._lock:
-            slot = self._namespaces.setdefault(namespace, _Slot())
-            if slot.vectors is not None:
-                return slot.vectors
-        with slot.lock:
-            if slot.vectors is None:
-                vectors = _NamespaceVectors(*self._load(namespace))
-                if vectors.size >= self._coarse_from:  # built with the load, so the first search is already fast
-                    vectors.coarse = CoarseIndex.build(vectors.matrix[: vectors.size])
-                slot.vectors = vectors
-            return slot.vectors
+        return self._namespaces.get(namespace)
+
+    def _built(self, namespace: str) -> _NamespaceVectors:
+        vectors = _NamespaceVectors(*self._load(namespace))
+        if vectors.size >= self._coarse_from:  # built with the load, so the first search is already fast
+            vectors.coarse = CoarseIndex.build(vectors.matrix[: vectors.size])
+        return vectors
 
     def _maybe_build(self, vectors: _NamespaceVectors) -> None:
         """Rebuild in the background once the rows added since the last build outgrow it (or build the first index
