@@ -15,7 +15,7 @@ from preprocessing.registry import models_dir
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def daemon(module_daemon):
     """One daemon for the module (a fresh one each cost ≈ 3 s): each test writes to its own namespace."""
     return module_daemon
