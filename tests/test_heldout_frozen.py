@@ -41,6 +41,9 @@ FROZEN = {
     # Written the same day by another fresh helper, after v6's timelines were scored once and read, before the relation
     # model's run 12.
     "heldout_7/timelines_test_7.jsonl": "38dc9dbe7acad36920bf0810bee5516b6a1a3f23855b2259c1ee40650ae14549",
+    # Written on 2026-12-02 by two more fresh helpers, before the request heads' fourteenth round and relation run 13.
+    "heldout_8/save_requests_test_8.jsonl": "e284827fd94647cb9d3dfd44192769c4d47b9967d61c611f7615f7cb9acaa2db",
+    "heldout_8/timelines_test_8.jsonl": "111acbe65e5100afead7372a3f9f8cd13b219e5db74f9cc35b436be31d7c79e0",
 }
 
 
