@@ -18,7 +18,7 @@ SIX_OUTPUT_MODEL = Path(__file__).resolve().parent / "data" / "intent" / "six_ou
 
 # Written for this test; test_examples_are_new_to_the_model checks none is in the model's data. The model may miss
 # one per group, and two of the seven save requests: the save head's threshold is set for at most 2 % false positives
-# on requests_val, which holds many hard negatives, and that costs recall (0.92 there).
+# on requests_val, and 3 % on its many hard negatives, and that costs recall (0.957 there).
 SAVE_REQUESTS = [
     "Store this for later: the VPN config lives in ~/work/vpn/office.ovpn",
     "pls log that my passport expires in march 2029",
@@ -88,7 +88,8 @@ def _scored_heldout_rows() -> list[dict]:
 def test_request_splits_are_whole_families_of_the_handwritten_files():
     train, val = _rows("requests_train.jsonl"), _rows("requests_val.jsonl")
     source = _rows("requests_handwritten.jsonl")
-    split_too = _rows("requests_added_2.jsonl") + _scored_heldout_rows() + _rows("requests_composed.jsonl")
+    split_too = (_rows("requests_added_2.jsonl") + _scored_heldout_rows() + _rows("requests_composed.jsonl")
+                 + _rows("requests_contrasts.jsonl"))
     added = _rows("requests_added.jsonl")  # train only
     assert not {r["family"] for r in train} & {r["family"] for r in val}
     assert len({r["family"] for r in source} | {r["family"] for r in added} | {r["family"] for r in split_too}) == \
@@ -182,3 +183,28 @@ def test_heads_in_the_manifest_must_match_the_model_outputs(tmp_path, monkeypatc
                                                          lambda m: m.pop("request_heads"))))
     with pytest.raises(ModelUnavailable, match="outputs"):
         IntentModel.from_registry()
+
+
+def test_a_head_threshold_keeps_both_false_positive_rates_under_their_caps():
+    """The cut the export sets: best val recall at FPR <= 0.02 overall and <= 0.03 on hard negatives."""
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(DATA.parent))
+    try:
+        scoring = importlib.import_module("request_scoring")
+    finally:
+        sys.path.remove(str(DATA.parent))
+    positives = [0.99, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65]
+    easy_negatives = [0.05] * 100
+    hard_negatives = [0.88] + [0.1] * 9  # one hard negative scores above most positives
+    gold = [True] * len(positives) + [False] * (len(easy_negatives) + len(hard_negatives))
+    probs = positives + easy_negatives + hard_negatives
+    hard = [False] * (len(positives) + len(easy_negatives)) + [True] * len(hard_negatives)
+
+    overall_only = scoring.choose_threshold(gold, probs)
+    both = scoring.choose_threshold(gold, probs, hard=hard)
+
+    assert overall_only < 0.65  # 1 false positive in 110 negatives is within 0.02: every positive is taken
+    assert 0.88 < both <= 0.9  # 1 in 10 hard negatives is over 0.03: the cut stays above that negative
+    assert scoring.choose_threshold(gold, probs, hard=hard, max_hard_fpr=0.1) == overall_only

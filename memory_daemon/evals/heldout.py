@@ -37,16 +37,19 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # and joined the heads' training. The pairs and timelines of both joined the relation model's training in run 12, so
 # both are training data now. v5 was frozen after that by a fresh helper and
 # scored once: its save requests then joined the heads' training, and 9 of its pairs were read while weighing a change,
-# so it is a development set too. v6 (save requests and timelines only) was frozen after that; the request targets are
-# judged on it. No pair split has been written since v5, so the dedup targets are still printed against v5, marked as
-# the development set it now is.
+# so it is a development set too. v6 (save requests and timelines only) was frozen after that and scored once; its
+# save requests joined the heads' fourteenth round and its timelines relation run 13, so it is training data now. v8
+# (save requests and timelines; v7 held timelines only) was frozen before those two; the request targets are judged on
+# it. No pair split has been written since v5, so the dedup targets are still printed against v5, marked as the
+# development set it now is.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
-V6 = HeldOutSplit(6, "heldout_6", "_6", "")
-REQUESTS_JUDGED = V6
+V6 = HeldOutSplit(6, "heldout_6", "_6", "scored; now training data")
+V8 = HeldOutSplit(8, "heldout_8", "_8", "")
+REQUESTS_JUDGED = V8
 PAIRS_JUDGED = V5
-SPLITS = (V1, V2, V3, V4, V5, V6)
+SPLITS = (V1, V2, V3, V4, V5, V6, V8)
 
 
 def split_files(stem: str) -> list[tuple[str, Path]]:

@@ -40,8 +40,8 @@ from preprocessing.intent_model import (  # noqa: E402
 from preprocessing.intent_rules import INTENTS  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
 from preprocessing.registry import sha256_of as sha256  # noqa: E402
-from request_data import load_requests  # noqa: E402
-from request_scoring import MAX_VAL_FPR, choose_threshold, request_summary  # noqa: E402
+from request_data import is_hard_negative, load_requests  # noqa: E402
+from request_scoring import MAX_VAL_FPR, MAX_VAL_HARD_FPR, choose_threshold, request_summary  # noqa: E402
 from scoring import load_split, paired_latency, request_paths, score, split_paths, summarise  # noqa: E402
 
 MAX_MODEL_BYTES = 30_000_000
@@ -55,7 +55,9 @@ log = make_log("export")
 # Before the thresholds are chosen on val, the heads are read with a 0.5 cut; only their probabilities are used.
 PROVISIONAL_HEADS = {name: RequestHead(len(INTENTS) + i, 0.5) for i, name in enumerate(REQUEST_HEADS)}
 THRESHOLD_RULE = (f"per head, on requests_val with the int8 model one message per call: the highest recall at a "
-                  f"false-positive rate ≤ {MAX_VAL_FPR}, the cut set midway to the next lower val probability")
+                  f"false-positive rate ≤ {MAX_VAL_FPR} and a false-positive rate on its hard negatives "
+                  f"≤ {MAX_VAL_HARD_FPR}, "
+                  f"the cut set midway to the next lower val probability")
 
 
 # --------------------------------------------------------------------------- build steps
@@ -132,7 +134,8 @@ def request_parity(models: dict[str, IntentModel], examples) -> dict:
     thresholds = {}
     for head in REQUEST_HEADS:
         gold = [getattr(e, head) for e in examples]
-        thresholds[head] = choose_threshold(gold, [getattr(r, f"{head}_probability") for r in probs["int8"]])
+        thresholds[head] = choose_threshold(gold, [getattr(r, f"{head}_probability") for r in probs["int8"]],
+                                            hard=[is_hard_negative(e, head) for e in examples])
     result = {"thresholds": thresholds}
     for kind, rows in probs.items():
         decisions = {h: [getattr(r, f"{h}_probability") >= thresholds[h] for r in rows] for h in REQUEST_HEADS}

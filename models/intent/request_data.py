@@ -24,16 +24,21 @@ ADDED_SPLIT = DATA / "requests_added_2.jsonl"
 # Rows composed by data/compose_requests.py (a request frame around an intent-train statement, or a task-scoped use
 # of the same verbs); each frame is a family, split like the hand-written source.
 COMPOSED = DATA / "requests_composed.jsonl"
+# Minimal contrasts written for the fourteenth round (a fresh helper, from a brief naming the heads' blind spot: a save
+# word about the task at hand, someone else or everyday life): per family, hard negatives beside the save request
+# that differs from them only in asking to keep the information; split by family like the hand-written source.
+CONTRASTS = DATA / "requests_contrasts.jsonl"
 REQUEST_SPLITS = {"requests_train": DATA / "requests_train.jsonl", "requests_val": DATA / "requests_val.jsonl"}
 # The frozen held-out split: its texts are dropped from training (count only) and scored once, by the lead.
-HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout_6" / "save_requests_test_6.jsonl",)
+HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout_8" / "save_requests_test_8.jsonl",)
 # Held-out splits already scored once and reported. Written by other hands than ours, they are now data: each line
 # is its own family (each was written on its own), split like the rest, so validation also holds their forms.
 SCORED_HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout" / "save_requests_test.jsonl",
                   HERE.parent.parent / "tests" / "data" / "heldout_2" / "save_requests_test_2.jsonl",
                   HERE.parent.parent / "tests" / "data" / "heldout_3" / "save_requests_test_3.jsonl",
                   HERE.parent.parent / "tests" / "data" / "heldout_4" / "save_requests_test_4.jsonl",
-                  HERE.parent.parent / "tests" / "data" / "heldout_5" / "save_requests_test_5.jsonl")
+                  HERE.parent.parent / "tests" / "data" / "heldout_5" / "save_requests_test_5.jsonl",
+                  HERE.parent.parent / "tests" / "data" / "heldout_6" / "save_requests_test_6.jsonl")
 VAL_PERCENT = 22  # of families; 22 of 154 families hold 209 of 1,451 rows (14.4 %)
 HEADS = ("save_request", "recall_request")
 
@@ -130,10 +135,10 @@ def scored_heldout_lines(paths: tuple[Path, ...] = SCORED_HELDOUT) -> list[str]:
 
 
 def write_split(source: Path = SOURCE, added: Path = ADDED, added_split: Path = ADDED_SPLIT,
-                composed: Path = COMPOSED) -> dict[str, int]:
+                composed: Path = COMPOSED, contrasts: Path = CONTRASTS) -> dict[str, int]:
     """Write requests_train.jsonl and requests_val.jsonl, whole families each, in the source's line order; then
     every line of `added` (if present) to requests_train; then `added_split`'s lines (if present), by family; then
-    the scored held-out splits' lines, by family; then the composed rows (if present), by family."""
+    the scored held-out splits' lines, by family; then the composed rows and the contrasts (if present), by family."""
     parts: dict[str, list[str]] = {"requests_train": [], "requests_val": []}
 
     def split_by_family(lines: list[str]) -> None:
@@ -147,8 +152,9 @@ def write_split(source: Path = SOURCE, added: Path = ADDED, added_split: Path = 
     if added_split.is_file():
         split_by_family(added_split.read_text(encoding="utf-8").splitlines())
     split_by_family(scored_heldout_lines())
-    if composed.is_file():
-        split_by_family(composed.read_text(encoding="utf-8").splitlines())
+    for path in (composed, contrasts):
+        if path.is_file():
+            split_by_family(path.read_text(encoding="utf-8").splitlines())
     for name, part in parts.items():
         REQUEST_SPLITS[name].write_text("".join(f"{line}\n" for line in part), encoding="utf-8")
     return {name: len(part) for name, part in parts.items()}
