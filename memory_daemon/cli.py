@@ -69,6 +69,10 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     namespaces = verbs.add_parser("namespaces", help="list the store's namespaces with their counts")
     _add_client_options(namespaces)
 
+    reindex = verbs.add_parser("reindex", help="rebuild a namespace's search indexes from the store (the --namespace "
+                                               "one); a large namespace's vector graph is rebuilt in the background")
+    _add_client_options(reindex)
+
     remember = verbs.add_parser("remember", help="save a memory")
     remember.add_argument("text", help="the memory's text; - reads it from stdin")
     remember.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
@@ -411,7 +415,10 @@ def _print(args: argparse.Namespace, payload: dict, text: str) -> None:
 
 def _status_text(status: dict) -> str:
     lines = [f"{key}: {'; '.join(value) or 'none' if isinstance(value, list) else value}"
-             for key, value in status.items() if key != "proxies"]
+             for key, value in status.items() if key not in ("proxies", "indexes")]
+    for index in status.get("indexes", []):
+        unsaved = f", {index['unsaved']} unsaved" if int(index.get("unsaved", 0)) else ""
+        lines.append(f"namespace {index['namespace']}: dense search {index['mode']} over {index['rows']} rows{unsaved}")
     for proxy in status.get("proxies", []):
         lines.append(f"proxy {proxy['proxy_id']} (namespace {proxy['namespace']}), reported {proxy['reported_at']}:")
         for upstream in proxy["upstreams"]:
@@ -456,6 +463,11 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
             f"{n['namespace']:<24} {int(n['memories']):>9} {int(n['facts']):>7} {int(n['episodes']):>9} "
             f"{int(n['decisions']):>10}" for n in listed]
         _print(args, {"namespaces": listed}, "\n".join(lines) if listed else "the store holds no namespace yet")
+    elif args.verb == "reindex":
+        rebuilt = as_dict(client.rebuild_indexes(idempotency_key=args.idempotency_key))
+        _print(args, rebuilt, f"namespace {rebuilt['namespace']}: indexes rebuilt from the store; dense search "
+                              f"{rebuilt['mode']}" + (" (exact until the graph is built)"
+                                                       if rebuilt["mode"] == "building" else ""))
     elif args.verb == "remember":
         text = sys.stdin.read() if args.text == "-" else args.text
         fields = {"content": text, "tags": args.tag, "source": "cli"}

@@ -66,8 +66,12 @@ def test_retrieval_settings_from_file_and_environment(tmp_path):
     from memory_daemon.core.config import load_retrieval_settings
 
     config = tmp_path / "config.toml"
-    config.write_text("[retrieval]\nworking_memory_idle_minutes = 15\ncoarse_index_from = 50000\n")
-    settings = load_retrieval_settings(config, environ={"CORTEXD_RETRIEVAL_COARSE_PROBE_CELLS": "8"})
-    assert (settings.working_memory_idle_minutes, settings.coarse_index_from, settings.coarse_probe_cells) == (15, 50000, 8)
+    config.write_text("[retrieval]\nworking_memory_idle_minutes = 15\nvector_graph_from = 50000\n")
+    settings = load_retrieval_settings(config, environ={"CORTEXD_RETRIEVAL_VECTOR_SAVE_SECONDS": "8"})
+    assert (settings.working_memory_idle_minutes, settings.vector_graph_from, settings.vector_save_seconds) == (15, 50000, 8)
+    # The keys of the coarse cells the graph replaced still load: the size under its old name, the cells' probe
+    # count ignored.
+    config.write_text("[retrieval]\ncoarse_index_from = 40000\ncoarse_probe_cells = 8\n")
+    assert load_retrieval_settings(config, environ={}).vector_graph_from == 40000
     with pytest.raises(ValueError, match="working_memory_idle_minutes"):
         load_retrieval_settings(config, environ={"CORTEXD_RETRIEVAL_WORKING_MEMORY_IDLE_MINUTES": "0"})

@@ -15,6 +15,13 @@ from memory_daemon.client.python_client import as_dict
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture(scope="module")
+def daemon(module_daemon):
+    """One daemon for the tests that take `daemon`, each in its own namespace (ops, proj, shop, cli, chat); the
+    restart test starts its own."""
+    return module_daemon
+
+
 def test_concurrent_upserts_leave_exactly_one_active_fact(daemon):
     def upsert(worker: int) -> list[str]:
         with daemon.client("ops") as client:

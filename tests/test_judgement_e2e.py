@@ -15,6 +15,13 @@ from preprocessing.registry import models_dir
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture(scope="module")
+def daemon(module_daemon):
+    """One daemon for the four tests on the shipped models, each in its own namespace; the two on broken models
+    start their own."""
+    return module_daemon
+
+
 def payload(result) -> dict:
     assert not result.is_error, result.content[0].text
     return json.loads(result.content[0].text)

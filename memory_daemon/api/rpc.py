@@ -257,7 +257,18 @@ class MemoryRpc:
             schema_version=SCHEMA_VERSION, memory_count=self._memories.count(),
             listen_address=self._listen_address, namespace=caller.namespace, proxies=self._proxies.live(),
             wal_bytes=self._database.wal_bytes(), **self._model_state(),
+            indexes=[pb.IndexStatus(namespace=state.namespace, mode=state.mode, rows=state.rows,
+                                    unsaved=state.unsaved) for state in self._memories.index_states()],
         )
+
+    def RebuildIndexes(self, request: pb.RebuildIndexesRequest, caller: Caller) -> pb.RebuildIndexesReply:
+        namespace = caller.namespace
+        if request.target_namespace:
+            try:
+                namespace = checked_namespace(request.target_namespace)
+            except InvalidArgument as error:
+                raise InvalidArgument(f"target_namespace: {error}") from None
+        return pb.RebuildIndexesReply(namespace=namespace, mode=self._memories.rebuild_indexes(namespace))
 
     def _model_state(self) -> dict:
         """Without waiting for the load: status must answer while the models are still loading."""

@@ -41,12 +41,14 @@ from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
 from memory_daemon.store.checkpoints import WalCheckpointer
+from memory_daemon.retrieval.periodic_save import PeriodicSave
 from memory_daemon.store.database import StoreFault, StoreLocked, unwritable_reason
 from memory_daemon.store.idempotency import IdempotencyRepository
 from memory_daemon.context.unified_search import unified_search
 from memory_daemon.api.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
+INDEX_DIR = "indexes"  # under the data dir: the vector graphs of large namespaces, derived from the store
 MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
 EXIT_ALREADY_RUNNING = 3  # another daemon, or another process, owns the data dir, the socket or the store
 EXIT_BAD_CONFIG = 2  # these settings cannot work here: a restart fixes neither this nor the one above
@@ -205,7 +207,8 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     graph = GraphService(GraphRepository(database), settings.limits, secrets)
     sessions = SessionMemory(idle_seconds=60 * settings.retrieval.working_memory_idle_minutes)
     decisions = DecisionLog(DecisionRepository(database), sessions, limits=settings.limits, secrets=secrets)
-    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions, secrets)
+    memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions, secrets,
+                             index_root=settings.data_dir / INDEX_DIR)
     search = unified_search(memories, database, activation.embed, settings.retrieval, graph)
     compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions)
     rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph, compiler, search), GraphRpc(graph),
@@ -272,6 +275,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         loop.call_soon_threadsafe(stop.set)
 
     checkpointer = WalCheckpointer(database, settings.store, on_store_lost=stop_for_lost_store).start()
+    index_saver = PeriodicSave(memories.save_indexes, settings.retrieval.vector_save_seconds).start()
 
     # The store is open by now; the services report NOT_SERVING until the models have loaded, then SERVING even
     # when some model is degraded (its stages are skipped; `cortexd status` and `cortexd doctor` name it).
@@ -296,6 +300,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         await health.enter_graceful_shutdown()
         await server.stop(SHUTDOWN_GRACE_SECONDS)
         runner.shutdown()
+        await asyncio.to_thread(index_saver.stop)  # saves what changed since the last save, once more
         await asyncio.to_thread(checkpointer.stop)
         # Exiting while onnxruntime or spaCy is still loading aborts the process ("terminate called without an
         # active exception"): a stop soon after the start waits for the load to finish.

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from memory_daemon.core.config_file import raw_table
 
@@ -92,10 +92,20 @@ class RetrievalSettings(BaseModel):
     half_life_days: float = Field(30.0, gt=0.0)
     decay_model: str = Field("exponential", pattern="^(exponential|power)$")
     use_boost: float = Field(0.2, ge=0.0)
-    # Dense search is exact below this many memories in a namespace, and goes through a coarse-cell index above it.
-    coarse_index_from: int = Field(100_000, ge=1)
-    coarse_probe_cells: int = Field(32, ge=1)  # cells scanned per query: more is slower and closer to exact
+    # Dense search is exact below this many memories in a namespace, and goes through an HNSW graph saved in the
+    # data dir above it. `coarse_index_from`, its name before the graph replaced the coarse cells, is still read.
+    vector_graph_from: int = Field(20_000, ge=1,
+                                   validation_alias=AliasChoices("vector_graph_from", "coarse_index_from"))
+    vector_save_seconds: float = Field(60.0, gt=0.0)  # a graph changed since its last save is saved this often
     working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired_keys(cls, values):
+        """`coarse_probe_cells` tuned the coarse cells the HNSW graph replaced; a config that still sets it works."""
+        if isinstance(values, dict) and "coarse_probe_cells" in values:
+            values = {k: v for k, v in values.items() if k != "coarse_probe_cells"}
+        return values
 
     def weights(self) -> dict[str, float]:
         return {"lexical": self.lexical_weight, "dense": self.dense_weight, "graph": self.graph_weight,

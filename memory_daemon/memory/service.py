@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from memory_daemon.core.config import Limits
 from memory_daemon.core.secrets import SecretFilter
@@ -29,7 +30,7 @@ from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.store.corrections import CorrectionRepository, Forgotten
 from memory_daemon.core.timefmt import format_iso, parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
-from memory_daemon.retrieval.vectors import VectorIndex
+from memory_daemon.retrieval.vectors import IndexState, VectorIndex
 from cortexd.connect import GLOBAL_NAMESPACE
 from proxy_server.namespace import NAMESPACE_PATTERN
 from preprocessing.dedup import (
@@ -176,7 +177,7 @@ class ImportOutcome:
 class MemoryService:
     def __init__(self, repository: MemoryRepository, limits: Limits, activation: ActivationPipeline | None = None,
                  graph=None, retrieval: RetrievalSettings = RetrievalSettings(), sessions=None,
-                 secrets: SecretFilter = SecretFilter()) -> None:
+                 secrets: SecretFilter = SecretFilter(), index_root: Path | None = None) -> None:
         self._repository = repository
         self._secrets = secrets  # every text stored is redacted first (but where config turns it off)
         self._sessions = sessions  # SessionMemory: memories saved in a session join its working memory
@@ -184,7 +185,9 @@ class MemoryService:
         self._limits = limits
         self._activation = activation
         self._corrections = CorrectionRepository(repository.database)
-        self._vectors = VectorIndex(repository.embeddings, retrieval.coarse_index_from, retrieval.coarse_probe_cells)
+        # index_root: where large namespaces' vector graphs are saved (the daemon's data dir); None keeps them in RAM
+        self._vectors = VectorIndex(repository.embeddings, retrieval.vector_graph_from, index_root,
+                                    repository.embedded_rows, repository.embeddings_of)
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
         self._lexical = LexicalIndex(self._load_namespace)
@@ -515,6 +518,8 @@ class MemoryService:
         if self._graph is not None:
             self._corrections.forget_facts_of(old.id, namespace)
         self._drop_from_caches(namespace, [old.id], [old.content] if drop_history else [])
+        if embedding is not None:  # a namespace served by its graph takes the new vector in place of the old
+            self._vectors.add(namespace, [(old.id, content, embedding)])
         self._rows.put([new])
         if analysis is not None:
             self._record_facts(namespace, old.id, analysis, None)
@@ -531,7 +536,8 @@ class MemoryService:
         """Every RAM copy of forgotten memories or texts: rows, indexes (reloaded on the next search), session notes,
         recent turns and analyses, the relation model's pair cache, query vectors, the graph's edges."""
         self._rows.drop(ids)
-        self.forget_indexes([namespace])
+        self._lexical.forget(namespace)
+        self._vectors.drop(namespace, ids)
         if self._sessions is not None:
             self._sessions.drop(ids)
         if self._activation is not None and texts:
@@ -634,6 +640,20 @@ class MemoryService:
         for namespace in namespaces:
             self._lexical.forget(namespace)
             self._vectors.forget(namespace)
+
+    def index_states(self) -> list[IndexState]:
+        """How dense search runs in each loaded namespace (exact, graph, or building with exact meanwhile)."""
+        return self._vectors.states()
+
+    def rebuild_indexes(self, namespace: str) -> str:
+        """Drop the namespace's indexes and load them again from the store (`cortexd reindex`); returns the dense
+        search mode it serves in now."""
+        self._lexical.forget(namespace)
+        return self._vectors.rebuild(namespace)
+
+    def save_indexes(self) -> int:
+        """Save the vector graphs changed since their last save; how many were saved."""
+        return self._vectors.save_unsaved()
 
     def recent(self, namespace: str, limit: int) -> list[MemoryRow]:
         return self._repository.recent(visible_namespaces(namespace), limit)

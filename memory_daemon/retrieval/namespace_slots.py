@@ -42,6 +42,11 @@ class NamespaceSlots(Generic[T]):
         with slot.lock:  # waits for a load in progress
             return slot.value
 
+    def items(self) -> list[tuple[str, T]]:
+        """The namespaces loaded now and their values (a load in progress is left out, not waited for)."""
+        with self._lock:
+            return [(namespace, slot.value) for namespace, slot in self._slots.items() if slot.value is not None]
+
     def forget(self, namespace: str) -> None:
         """Drop the namespace; the next get loads it again (a load in progress finishes for its own callers only)."""
         with self._lock:

@@ -1,133 +1,189 @@
-"""Each namespace's memory embeddings held in RAM for nearest-neighbour search; DuckDB stays the source of truth."""
+"""Each namespace's memory embeddings for nearest-neighbour search: exact in RAM while small, an HNSW graph saved
+beside the store once large; DuckDB stays the source of truth."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from memory_daemon.retrieval.coarse_index import CoarseIndex
+from memory_daemon.core.logs import log_event
+from memory_daemon.retrieval.ann_index import AnnIndex, IndexFiles, UnusableIndex, text_digest
 from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 
 DIMENSIONS = 384
-REBUILD_GROWTH = 0.25  # the coarse index is rebuilt once rows added since its build reach this share of it
+# A saved graph further behind the store than this share of its rows is rebuilt rather than caught up row by row.
+CATCH_UP_SHARE = 0.25
+EXACT, GRAPH, BUILDING = "exact", "graph", "building"
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """How one loaded namespace's dense search runs now, for `cortexd status`."""
+
+    namespace: str
+    mode: str  # EXACT (small), GRAPH (HNSW), or BUILDING (exact while its graph is built in the background)
+    rows: int
+    unsaved: int  # rows added or removed since the graph was last saved
 
 
 class _NamespaceVectors:
-    def __init__(self, ids: list[str], texts: list[str], matrix: np.ndarray,
-                 superseded: dict[str, str] | None = None) -> None:
+    def __init__(self, ids: list[str], texts: list[str], matrix: np.ndarray | None,
+                 superseded: dict[str, str] | None = None, graph: AnnIndex | None = None) -> None:
+        self.lock = threading.Lock()  # this namespace's searches and writes; a save or catch-up holds only it
         self.ids = ids
         self.texts = texts
         # superseded id -> its successor: still searchable for history, never a dedup candidate
         self.superseded = dict(superseded or {})
-        self.matrix = np.zeros((max(64, 2 * len(ids)), DIMENSIONS), dtype=np.float32)
-        self.matrix[: len(ids)] = matrix
         self.size = len(ids)
+        self.matrix: np.ndarray | None = None  # exact rows; None once the graph serves the namespace
+        if matrix is not None:
+            self.matrix = np.zeros((max(64, 2 * len(ids)), DIMENSIONS), dtype=np.float32)
+            self.matrix[: len(ids)] = matrix
+        self.graph = graph
         self.position = {memory_id: i for i, memory_id in enumerate(ids)}
         # False at a superseded row: a search for current rows masks them out in one step, whatever their number
         # (it used to fetch limit + every superseded row and filter them in Python, which made a long import
         # quadratic: an import supersedes more rows the further it gets).
-        self.current = np.ones(len(self.matrix), dtype=bool)
+        self.current = np.ones(max(64, 2 * len(ids)), dtype=bool)
         for memory_id in self.superseded:
             if memory_id in self.position:
                 self.current[self.position[memory_id]] = False
-        self.coarse: CoarseIndex | None = None  # set by a background build once the namespace is large
         self.building = False
+        self.retired = False  # forgotten (reindex, restore): a build still running for it throws its result away
+        self.unsaved = 0
+
+    @property
+    def mode(self) -> str:
+        return GRAPH if self.graph is not None else BUILDING if self.building else EXACT
 
     def supersede(self, memory_id: str, successor_id: str) -> None:
         self.superseded[memory_id] = successor_id
         if memory_id in self.position:
             self.current[self.position[memory_id]] = False
 
-    def add(self, memory_id: str, text: str, vector: np.ndarray) -> None:
+    def drop(self, memory_ids: Sequence[str]) -> int:
+        """Take rows out of the graph in place (forgotten, or edited and about to be added again); their places in
+        the id list stay, blanked. Returns how many were held."""
+        positions = [self.position.pop(m) for m in memory_ids if m in self.position]
+        self.graph.remove(positions)
+        for position in positions:
+            self.ids[position] = ""
+            self.current[position] = False
+        return len(positions)
+
+    def append(self, memory_id: str, text: str, vector: np.ndarray) -> int | None:
+        """The new row's position; None for a row already held (a write that raced the namespace's load)."""
         if memory_id in self.position:
-            return  # a write that raced the namespace's load, which had already read the row from the store
-        if self.size == len(self.matrix):  # grow by doubling, so appends stay amortised O(1)
-            grown = np.zeros((2 * len(self.matrix), DIMENSIONS), dtype=np.float32)
-            grown[: self.size] = self.matrix[: self.size]
-            self.matrix = grown
-            self.current = np.concatenate([self.current, np.ones(len(grown) - len(self.current), dtype=bool)])
-        self.matrix[self.size] = vector
+            return None
+        if self.size == len(self.current):  # grow by doubling, so appends stay amortised O(1)
+            self.current = np.concatenate([self.current, np.ones(len(self.current), dtype=bool)])
+        if self.matrix is not None:
+            if self.size == len(self.matrix):
+                grown = np.zeros((2 * len(self.matrix), DIMENSIONS), dtype=np.float32)
+                grown[: self.size] = self.matrix[: self.size]
+                self.matrix = grown
+            self.matrix[self.size] = vector
         self.current[self.size] = memory_id not in self.superseded
         self.position[memory_id] = self.size
         self.ids.append(memory_id)
         self.texts.append(text)
         self.size += 1
+        return self.size - 1
+
+    def exact(self, vector: np.ndarray, limit: int, include_superseded: bool) -> list[tuple[int, float]]:
+        scores = self.matrix[: self.size] @ vector
+        if not include_superseded:
+            scores = np.where(self.current[: self.size], scores, -np.inf)
+            allowed = int(self.current[: self.size].sum())
+        else:
+            allowed = self.size
+        count = min(limit, allowed)
+        if count <= 0:
+            return []
+        top = np.argpartition(-scores, count - 1)[:count]
+        top = top[np.argsort(-scores[top])]
+        return [(int(i), float(scores[i])) for i in top]
+
+    def approximate(self, vector: np.ndarray, limit: int, include_superseded: bool) -> list[tuple[int, float]]:
+        """The graph's nearest; without superseded rows, asks for more until `limit` current rows are found."""
+        count = limit
+        while True:
+            positions, scores = self.graph.search(vector, count)
+            found = [(int(p), float(s)) for p, s in zip(positions, scores)
+                     if include_superseded or self.current[p]]
+            if len(found) >= limit or count >= len(self.graph):
+                return found[:limit]
+            count *= 4
 
 
 class VectorIndex:
     """Loaded per namespace on first use, then kept in step by every write that goes through the daemon.
 
-    Search is exact (one matrix-vector product) until a namespace holds `coarse_from` memories; from then on a
-    coarse-cell index (built when the namespace loads, rebuilt in the background as it grows) limits each search
-    to the `probe_cells` cells nearest the query plus the rows added since the build. Exact costs ~24 ms at 100k
-    and ~170 ms at a million; see `cortexd bench retrieval` for the coarse figures and their recall.
-
-    Loading a namespace (and building its first coarse index) holds only that namespace's slot (NamespaceSlots), so
-    other namespaces keep answering meanwhile; the shared lock guards each short read or write of the vectors."""
+    Search is exact (one matrix-vector product) while a namespace holds fewer than `graph_from` memories. From
+    there an HNSW graph (usearch, f16) serves it: built in the background with exact search meanwhile, then saved
+    under `index_root` and updated by every write. At the next start the saved graph is loaded and caught up with
+    the store (rows written or deleted since the save) instead of being rebuilt; one that is missing, unreadable or
+    far behind is rebuilt in the background. Loading a namespace holds only that namespace's slot
+    (NamespaceSlots), and each namespace's searches and writes take only its own lock."""
 
     def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray, dict[str, str]]],
-                 coarse_from: int = 200_000, probe_cells: int = 32) -> None:
+                 graph_from: int = 100_000, index_root: Path | None = None,
+                 load_rows: Callable[[str], tuple[list[str], list[str], dict[str, str]]] | None = None,
+                 load_vectors: Callable[[str, Sequence[str]], dict[str, np.ndarray]] | None = None) -> None:
+        if index_root is not None and (load_rows is None or load_vectors is None):
+            raise ValueError("a saved index needs load_rows and load_vectors to be checked against the store")
         self._load = load_namespace
+        self._load_rows = load_rows
+        self._load_vectors = load_vectors
+        self._root = index_root
         self._namespaces: NamespaceSlots[_NamespaceVectors] = NamespaceSlots(self._built)
-        self._lock = threading.Lock()
-        self._coarse_from = coarse_from
-        self._probe_cells = probe_cells
+        self._graph_from = graph_from
 
     def nearest(self, namespace: str, vector: np.ndarray, limit: int,
                 include_superseded: bool = True) -> list[tuple[str, str, float]]:
         """(memory id, text, cosine) of the closest memories, closest first."""
         vectors = self._namespace(namespace)
-        with self._lock:
-            if vectors.size == 0:
+        vector = np.asarray(vector, dtype=np.float32)
+        with vectors.lock:
+            if vectors.size == 0 or limit <= 0:
                 return []
-            vector = np.asarray(vector, dtype=np.float32)
-            coarse = vectors.coarse
-            if coarse is None:
-                positions = None
-                scores = vectors.matrix[: vectors.size] @ vector
+            if vectors.graph is not None:
+                found = vectors.approximate(vector, limit, include_superseded)
             else:
-                positions, scores = coarse.search(vector, self._probe_cells)
-                if vectors.size > coarse.size:  # rows added since the build are scanned exactly
-                    positions = np.concatenate([positions, np.arange(coarse.size, vectors.size)])
-                    scores = np.concatenate([scores, vectors.matrix[coarse.size: vectors.size] @ vector])
-            if not include_superseded:
-                keep = vectors.current[: vectors.size] if positions is None else vectors.current[positions]
-                scores = np.where(keep, scores, -np.inf)
-                allowed = int(keep.sum())
-            else:
-                allowed = len(scores)
-            count = min(limit, allowed)
-            if count == 0:
-                return []
-            top = np.argpartition(-scores, count - 1)[:count]
-            top = top[np.argsort(-scores[top])]
-            rows = top if positions is None else positions[top]
-            return [(vectors.ids[i], vectors.texts[i], float(s)) for i, s in zip(rows, scores[top])]
+                found = vectors.exact(vector, limit, include_superseded)
+            return [(vectors.ids[i], vectors.texts[i], s) for i, s in found]
 
-    def coarse_ready(self, namespace: str) -> bool:
-        """Whether searches in the namespace go through its coarse-cell index."""
+    def graph_ready(self, namespace: str) -> bool:
+        """Whether searches in the namespace go through its HNSW graph."""
         vectors = self._namespace(namespace)
-        with self._lock:
-            return vectors.coarse is not None
+        with vectors.lock:
+            return vectors.graph is not None
 
     def vectors_of(self, namespace: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The stored embeddings of those ids that the namespace holds."""
+        """The stored embeddings of those ids that the namespace holds (the graph's f16 copy once it has one)."""
         vectors = self._namespace(namespace)
-        with self._lock:
-            return {m: vectors.matrix[vectors.position[m]].copy() for m in ids if m in vectors.position}
+        with vectors.lock:
+            held = [m for m in ids if m in vectors.position]
+            if vectors.graph is None:
+                return {m: vectors.matrix[vectors.position[m]].copy() for m in held}
+            rows = vectors.graph.vectors([vectors.position[m] for m in held])
+            return {m: row for m, row in zip(held, rows) if row is not None}
 
     def mark_superseded(self, namespace: str, memory_id: str, successor_id: str) -> None:
         vectors = self._namespaces.loaded(namespace)  # None: not loaded, and its load reads this from the store
         if vectors is not None:
-            with self._lock:
+            with vectors.lock:
                 vectors.supersede(memory_id, successor_id)
 
     def current_version(self, namespace: str, memory_id: str, max_steps: int = 16) -> str:
         """The end of the memory's chain of successors (the memory itself when it is current)."""
         vectors = self._namespace(namespace)
-        with self._lock:
+        with vectors.lock:
             superseded = vectors.superseded
             for _ in range(max_steps):
                 successor = superseded.get(memory_id)
@@ -144,42 +200,147 @@ class VectorIndex:
         vectors = self._namespace(namespace) if load else self._namespaces.loaded(namespace)
         if vectors is None:
             return
-        with self._lock:
-            for memory_id, text, vector in items:
-                vectors.add(memory_id, text, vector)
-            self._maybe_build(vectors)
+        with vectors.lock:
+            added = [(position, vector) for memory_id, text, vector in items
+                     if (position := vectors.append(memory_id, text, vector)) is not None]
+            if vectors.graph is not None and added:
+                vectors.graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
+                vectors.unsaved += len(added)
+            elif vectors.size >= self._graph_from and not vectors.building:
+                self._build_in_background(namespace, vectors)
+
+    def drop(self, namespace: str, memory_ids: Sequence[str]) -> None:
+        """Memories forgotten, or edited in place (their new vector is added after): a namespace served by its graph
+        loses them in place; a smaller one is dropped whole and reloaded from the store on its next use. One not
+        loaded is left alone: its next load reads the store, and checks a saved graph's texts against it."""
+        vectors = self._namespaces.loaded(namespace)
+        if vectors is None:
+            return
+        with vectors.lock:
+            if vectors.graph is not None:
+                vectors.unsaved += vectors.drop(memory_ids)
+                return
+        self.forget(namespace)
 
     def forget(self, namespace: str) -> None:
         """Drop the namespace's vectors; the next use reloads them from the store (after a restore wrote behind it)."""
+        vectors = self._namespaces.loaded(namespace)
+        if vectors is not None:
+            vectors.retired = True
         self._namespaces.forget(namespace)
 
+    def rebuild(self, namespace: str) -> str:
+        """Throw the namespace's saved graph away and load it again from the store (`cortexd reindex`); a large one
+        is rebuilt in the background, searched exactly meanwhile. Returns the mode it serves in now."""
+        self.forget(namespace)
+        if self._root is not None:
+            IndexFiles.of(self._root, namespace).remove()
+        vectors = self._namespace(namespace)
+        with vectors.lock:
+            return vectors.mode
+
+    def states(self) -> list[IndexState]:
+        """Each loaded namespace's search mode, by name."""
+        result = []
+        for namespace, vectors in sorted(self._namespaces.items()):
+            with vectors.lock:
+                result.append(IndexState(namespace, vectors.mode, vectors.size, vectors.unsaved))
+        return result
+
+    def save_unsaved(self) -> int:
+        """Save every graph changed since its last save (a periodic thread and the daemon's stop call this);
+        returns how many were saved. A namespace is blocked only while its own graph is written."""
+        if self._root is None:
+            return 0
+        saved = 0
+        for namespace, vectors in self._namespaces.items():
+            with vectors.lock:
+                if vectors.graph is None or not vectors.unsaved or vectors.retired:
+                    continue
+                if self._save(namespace, vectors):
+                    saved += 1
+        return saved
+
+    def _save(self, namespace: str, vectors: _NamespaceVectors) -> bool:
+        """Write the graph (caller holds vectors.lock); a failure is logged and retried at the next save."""
+        try:
+            vectors.graph.save(IndexFiles.of(self._root, namespace), namespace, list(vectors.ids),
+                               [text_digest(text) if memory_id else "" for memory_id, text in zip(vectors.ids,
+                                                                                                vectors.texts)])
+        except OSError as error:
+            log_event("vector_index_not_saved", level=logging.WARNING, namespace=namespace, detail=str(error))
+            return False
+        vectors.unsaved = 0
+        return True
+
     def _namespace(self, namespace: str) -> _NamespaceVectors:
-        """The namespace's vectors, loaded on first use under its own lock only (call without the shared lock)."""
+        """The namespace's vectors, loaded on first use under its own slot only."""
         return self._namespaces.get(namespace)
 
     def _built(self, namespace: str) -> _NamespaceVectors:
+        if self._root is not None and (files := IndexFiles.of(self._root, namespace)).exist():
+            try:
+                return self._from_saved(namespace, files)
+            except UnusableIndex as error:
+                log_event("vector_index_rebuild", level=logging.WARNING, namespace=namespace, detail=str(error))
+                files.remove()
         vectors = _NamespaceVectors(*self._load(namespace))
-        if vectors.size >= self._coarse_from:  # built with the load, so the first search is already fast
-            vectors.coarse = CoarseIndex.build(vectors.matrix[: vectors.size])
+        if vectors.size >= self._graph_from:
+            self._build_in_background(namespace, vectors)
         return vectors
 
-    def _maybe_build(self, vectors: _NamespaceVectors) -> None:
-        """Rebuild in the background once the rows added since the last build outgrow it (or build the first index
-        when writes take a namespace past the threshold); searches stay exact for those rows meanwhile."""
-        if vectors.building or vectors.size < self._coarse_from:
-            return
-        if vectors.coarse is not None and vectors.size - vectors.coarse.size < REBUILD_GROWTH * vectors.coarse.size:
-            return
+    def _from_saved(self, namespace: str, files: IndexFiles) -> _NamespaceVectors:
+        """The saved graph, caught up with the store: rows deleted since the save leave the graph, rows written
+        since (or lost by a kill before the save) join it, and rows whose text changed (an edit) are embedded
+        again from the store. Never trusted over the store."""
+        graph, saved_ids, digests = AnnIndex.load(files, namespace)
+        ids, texts, superseded = self._load_rows(namespace)
+        text_of = dict(zip(ids, texts, strict=True))
+        stale = [i for i, (memory_id, digest) in enumerate(zip(saved_ids, digests, strict=True))
+                 if memory_id and (memory_id not in text_of or text_digest(text_of[memory_id]) != digest)]
+        held = {m for m in saved_ids if m} - {saved_ids[i] for i in stale}
+        missing = [memory_id for memory_id in ids if memory_id not in held]
+        if len(stale) + len(missing) > CATCH_UP_SHARE * max(len(ids), 1):
+            raise UnusableIndex(f"{len(missing)} rows missing and {len(stale)} deleted or edited since the save, "
+                                f"of {len(ids)}")
+        vectors = _NamespaceVectors(list(saved_ids), [text_of.get(m, "") for m in saved_ids], None, superseded, graph)
+        vectors.position = {m: i for i, m in enumerate(saved_ids) if m in held}
+        for i, memory_id in enumerate(saved_ids):
+            if memory_id not in held:
+                vectors.ids[i] = ""
+                vectors.current[i] = False
+        graph.remove(stale)
+        if missing:
+            stored = self._load_vectors(namespace, missing)
+            added = [(vectors.append(m, text_of[m], stored[m]), stored[m]) for m in missing if m in stored]
+            graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
+        vectors.unsaved = len(stale) + len(missing)
+        return vectors
+
+    def _build_in_background(self, namespace: str, vectors: _NamespaceVectors) -> None:
+        """Build the graph from the rows held now (caller holds vectors.lock, or is the load); rows written
+        meanwhile join it when it is done. Searches stay exact until then."""
         vectors.building = True
-        snapshot = vectors.matrix[: vectors.size]  # appends past it, or a grown matrix, leave these rows as they are
+        size, snapshot = vectors.size, vectors.matrix[: vectors.size]  # a grown matrix leaves these rows as they are
 
         def build() -> None:
             try:
-                built = CoarseIndex.build(snapshot)
-            finally:
-                with self._lock:
+                graph = AnnIndex.build(np.arange(size), snapshot)
+            except Exception as error:  # noqa: BLE001 - exact search goes on; the next write past the size retries
+                log_event("vector_index_build_failed", level=logging.ERROR, namespace=namespace, detail=str(error))
+                with vectors.lock:
                     vectors.building = False
-            with self._lock:
-                vectors.coarse = built
+                return
+            with vectors.lock:
+                vectors.building = False
+                if vectors.retired:
+                    return
+                if vectors.size > size:
+                    graph.add(np.arange(size, vectors.size), vectors.matrix[size: vectors.size])
+                vectors.graph, vectors.matrix = graph, None
+                vectors.unsaved = vectors.size
+                if self._root is not None:
+                    self._save(namespace, vectors)
+            log_event("vector_index_built", namespace=namespace, rows=size)
 
-        threading.Thread(target=build, name="cortexd-coarse-index", daemon=True).start()
+        threading.Thread(target=build, name="cortexd-vector-graph", daemon=True).start()

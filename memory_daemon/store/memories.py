@@ -118,17 +118,39 @@ class MemoryRepository:
 
     def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
         """Ids, contents and embeddings of a namespace's memories that have one, and the successor of each superseded one."""
+        columns, ids, contents, successors = self._embedded(namespace, ", embedding")
+        matrix = (np.stack(columns["embedding"]).astype(np.float32, copy=False) if ids
+                  else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
+        return ids, contents, matrix, successors
+
+    def embedded_rows(self, namespace: str) -> tuple[list[str], list[str], dict[str, str]]:
+        """embeddings() without the embeddings: what a saved vector index is checked against at start."""
+        _columns, ids, contents, successors = self._embedded(namespace, "")
+        return ids, contents, successors
+
+    def _embedded(self, namespace: str, extra_column: str) -> tuple[dict, list[str], list[str], dict[str, str]]:
         # fetchnumpy hands over each embedding as one float32 array; fetchall would build 384 Python floats per
         # row first (about 9 KB each, 16 GB of transient objects at a million memories).
         columns = self._db.cursor().execute(
-            "SELECT id, content, embedding, superseded_by FROM memories "
+            f"SELECT id, content, superseded_by{extra_column} FROM memories "
             "WHERE namespace = ? AND embedding IS NOT NULL ORDER BY created_at",
             [namespace],
         ).fetchnumpy()
         ids, contents, successors = (list(columns[c]) for c in ("id", "content", "superseded_by"))
-        matrix = (np.stack(columns["embedding"]).astype(np.float32, copy=False) if ids
-                  else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
-        return ids, contents, matrix, {m: s for m, s in zip(ids, successors, strict=True) if isinstance(s, str)}
+        return columns, ids, contents, {m: s for m, s in zip(ids, successors, strict=True) if isinstance(s, str)}
+
+    def embeddings_of(self, namespace: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored embedding of each of these ids that the namespace holds (in chunks, each one IN list)."""
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(ids), 1000):
+            chunk = list(ids[start: start + 1000])
+            columns = self._db.cursor().execute(
+                f"SELECT id, embedding FROM memories WHERE id IN ({', '.join('?' * len(chunk))}) "
+                "AND namespace = ? AND embedding IS NOT NULL",
+                [*chunk, namespace],
+            ).fetchnumpy()
+            found.update((m, np.asarray(v, dtype=np.float32)) for m, v in zip(columns["id"], columns["embedding"]))
+        return found
 
     def get_many(self, ids: Sequence[str], namespaces: Sequence[str]) -> list[MemoryRow]:
         if not ids:

@@ -390,7 +390,7 @@ class GetStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetStatusReply(_message.Message):
-    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models", "wal_bytes")
+    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models", "wal_bytes", "indexes")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -404,6 +404,7 @@ class GetStatusReply(_message.Message):
     MODELS_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_MODELS_FIELD_NUMBER: _ClassVar[int]
     WAL_BYTES_FIELD_NUMBER: _ClassVar[int]
+    INDEXES_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     uptime_seconds: float
@@ -417,7 +418,34 @@ class GetStatusReply(_message.Message):
     models: str
     degraded_models: _containers.RepeatedScalarFieldContainer[str]
     wal_bytes: int
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ..., wal_bytes: _Optional[int] = ...) -> None: ...
+    indexes: _containers.RepeatedCompositeFieldContainer[IndexStatus]
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ..., wal_bytes: _Optional[int] = ..., indexes: _Optional[_Iterable[_Union[IndexStatus, _Mapping]]] = ...) -> None: ...
+
+class IndexStatus(_message.Message):
+    __slots__ = ("namespace", "mode", "rows", "unsaved")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    UNSAVED_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    mode: str
+    rows: int
+    unsaved: int
+    def __init__(self, namespace: _Optional[str] = ..., mode: _Optional[str] = ..., rows: _Optional[int] = ..., unsaved: _Optional[int] = ...) -> None: ...
+
+class RebuildIndexesRequest(_message.Message):
+    __slots__ = ("target_namespace",)
+    TARGET_NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    target_namespace: str
+    def __init__(self, target_namespace: _Optional[str] = ...) -> None: ...
+
+class RebuildIndexesReply(_message.Message):
+    __slots__ = ("namespace", "mode")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    mode: str
+    def __init__(self, namespace: _Optional[str] = ..., mode: _Optional[str] = ...) -> None: ...
 
 class RecordObservationRequest(_message.Message):
     __slots__ = ("upstream", "tool", "arguments_json", "result_text", "is_error")

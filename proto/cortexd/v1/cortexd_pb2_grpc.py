@@ -82,6 +82,11 @@ class MemoryServiceStub:
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.SerializeToString,
                 response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.FromString,
                 _registered_method=True)
+        self.RebuildIndexes = channel.unary_unary(
+                '/cortexd.v1.MemoryService/RebuildIndexes',
+                request_serializer=cortexd_dot_v1_dot_cortexd__pb2.RebuildIndexesRequest.SerializeToString,
+                response_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RebuildIndexesReply.FromString,
+                _registered_method=True)
         self.RecordObservation = channel.unary_unary(
                 '/cortexd.v1.MemoryService/RecordObservation',
                 request_serializer=cortexd_dot_v1_dot_cortexd__pb2.RecordObservationRequest.SerializeToString,
@@ -241,6 +246,16 @@ class MemoryServiceServicer:
     def GetStatus(self, request, context):
         """The daemon's identity, store and uptime, and the upstream MCP servers of
         the proxies that reported recently.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RebuildIndexes(self, request, context):
+        """Rebuild a namespace's search indexes from the store (`cortexd reindex`):
+        the saved vector graph is deleted and the namespace loaded again. A large
+        namespace's graph is rebuilt in the background, with exact search
+        meanwhile; `cortexd status` shows it as "building". Not an MCP tool.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -450,6 +465,11 @@ def add_MemoryServiceServicer_to_server(servicer, server):
                     servicer.GetStatus,
                     request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.FromString,
                     response_serializer=cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.SerializeToString,
+            ),
+            'RebuildIndexes': grpc.unary_unary_rpc_method_handler(
+                    servicer.RebuildIndexes,
+                    request_deserializer=cortexd_dot_v1_dot_cortexd__pb2.RebuildIndexesRequest.FromString,
+                    response_serializer=cortexd_dot_v1_dot_cortexd__pb2.RebuildIndexesReply.SerializeToString,
             ),
             'RecordObservation': grpc.unary_unary_rpc_method_handler(
                     servicer.RecordObservation,
@@ -778,6 +798,33 @@ class MemoryService:
             '/cortexd.v1.MemoryService/GetStatus',
             cortexd_dot_v1_dot_cortexd__pb2.GetStatusRequest.SerializeToString,
             cortexd_dot_v1_dot_cortexd__pb2.GetStatusReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RebuildIndexes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cortexd.v1.MemoryService/RebuildIndexes',
+            cortexd_dot_v1_dot_cortexd__pb2.RebuildIndexesRequest.SerializeToString,
+            cortexd_dot_v1_dot_cortexd__pb2.RebuildIndexesReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,166 @@
+"""One namespace's HNSW graph over its embeddings (usearch, f16), saved beside the store and checked before use."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+DIMENSIONS = 384
+FORMAT = 1
+# f16 keeps recall@10 at 1.000 against exact search where i8 lost 8 points (README, "Choosing the index libraries").
+SCALAR = "f16"
+CONNECTIVITY = 16
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 64
+THREADS = 2
+
+
+class UnusableIndex(Exception):
+    """A saved index that is missing, unreadable, of another format, or out of step with its own manifest."""
+
+
+@dataclass(frozen=True)
+class IndexFiles:
+    """Where one namespace's saved graph and its manifest (the memory id behind each key) live."""
+
+    directory: Path
+
+    @classmethod
+    def of(cls, root: Path, namespace: str) -> IndexFiles:
+        # A namespace name may hold characters a file name cannot; the manifest keeps the name itself.
+        return cls(root / hashlib.sha256(namespace.encode("utf-8")).hexdigest()[:24])
+
+    @property
+    def graph(self) -> Path:
+        return self.directory / "vectors.usearch"
+
+    @property
+    def manifest(self) -> Path:
+        return self.directory / "vectors.json"
+
+    def exist(self) -> bool:
+        return self.graph.is_file() or self.manifest.is_file()
+
+    def remove(self) -> None:
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in (self.graph, self.manifest) if p.is_file())
+
+
+class AnnIndex:
+    """HNSW over a namespace's embeddings. Its keys are positions in the namespace's id list (VectorIndex's), so a
+    search answers positions; removed positions are gone from the graph but keep their place in the list."""
+
+    def __init__(self, index) -> None:
+        self._index = index
+
+    @classmethod
+    def empty(cls) -> AnnIndex:
+        from usearch.index import Index  # imported by the daemon only, when a namespace is large enough to need it
+
+        return cls(Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
+                         expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH))
+
+    @classmethod
+    def build(cls, positions: np.ndarray, vectors: np.ndarray) -> AnnIndex:
+        index = cls.empty()
+        index.add(positions, vectors)
+        return index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def add(self, positions: np.ndarray, vectors: np.ndarray) -> None:
+        if len(positions):
+            self._index.add(np.asarray(positions, dtype=np.uint64), np.asarray(vectors, dtype=np.float32),
+                            threads=THREADS)
+
+    def remove(self, positions: list[int]) -> None:
+        for position in positions:
+            self._index.remove(int(position))
+
+    def search(self, vector: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, cosines) of up to `count` nearest, nearest first."""
+        count = min(count, len(self._index))
+        if count <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        found = self._index.search(np.asarray(vector, dtype=np.float32), count)
+        return found.keys.astype(np.int64), (1.0 - found.distances).astype(np.float32)
+
+    def vectors(self, positions: list[int]) -> list[np.ndarray | None]:
+        """The stored (f16, read back as f32) vector at each position; None where the graph has none."""
+        if not positions:
+            return []
+        got = self._index.get(np.asarray(positions, dtype=np.uint64), dtype=np.float32)
+        rows = got if isinstance(got, tuple) else list(got)
+        return [None if row is None else np.asarray(row, dtype=np.float32).reshape(DIMENSIONS) for row in rows]
+
+    def save(self, files: IndexFiles, namespace: str, ids: list[str], digests: list[str]) -> None:
+        """Write the graph, then the manifest, each to a temporary name renamed into place: a kill mid-save leaves
+        the old pair, or a graph whose size its manifest does not match, which load() refuses."""
+        files.directory.mkdir(parents=True, exist_ok=True)
+        graph_tmp = files.graph.with_suffix(".usearch.tmp")
+        self._index.save(str(graph_tmp))
+        _fsync(graph_tmp)
+        os.replace(graph_tmp, files.graph)
+        manifest = {"format": FORMAT, "namespace": namespace, "dimensions": DIMENSIONS, "scalar": SCALAR,
+                    "graph_size": len(self._index), "graph_bytes": files.graph.stat().st_size,
+                    "graph_sha256": _sha256(files.graph), "ids": ids, "digests": digests}
+        manifest_tmp = files.manifest.with_suffix(".json.tmp")
+        manifest_tmp.write_text(json.dumps(manifest), encoding="utf-8")
+        _fsync(manifest_tmp)
+        os.replace(manifest_tmp, files.manifest)
+
+    @classmethod
+    def load(cls, files: IndexFiles, namespace: str) -> tuple[AnnIndex, list[str], list[str]]:
+        """The saved graph, the id behind each key ("" for a removed one) and the digest of the text each was
+        embedded from; UnusableIndex when anything about them is off."""
+        from usearch.index import Index
+
+        try:
+            manifest = json.loads(files.manifest.read_text(encoding="utf-8"))
+            expected = (FORMAT, namespace, DIMENSIONS, SCALAR)
+            found = tuple(manifest.get(k) for k in ("format", "namespace", "dimensions", "scalar"))
+            if found != expected:
+                raise UnusableIndex(f"manifest {found} is not {expected}")
+            if files.graph.stat().st_size != manifest["graph_bytes"] or _sha256(files.graph) != manifest["graph_sha256"]:
+                # usearch reads a damaged graph without complaint (or crashes on it), so the bytes are checked first
+                raise UnusableIndex("graph file differs from the one its manifest describes")
+            index = Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
+                          expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+            index.load(str(files.graph))
+            ids, digests = manifest["ids"], manifest["digests"]
+        except UnusableIndex:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
+            raise UnusableIndex(f"{type(error).__name__}: {error}") from None
+        if len(index) != manifest["graph_size"] or not isinstance(ids, list) or len(index) > len(ids) \
+                or not isinstance(digests, list) or len(digests) != len(ids) or index.ndim != DIMENSIONS:
+            raise UnusableIndex("graph and manifest disagree on its size")
+        return cls(index), ids, digests
+
+
+def text_digest(text: str) -> str:
+    """What a saved graph keeps of the text behind each vector: an edit in place changes it, so the next load
+    embeds that row again from the store."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _fsync(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())

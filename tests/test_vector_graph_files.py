@@ -1,0 +1,199 @@
+"""A large namespace's vector graph is saved beside the store, loaded at the next start and caught up with the store;
+a damaged or missing one is rebuilt from the store, never trusted over it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memory_daemon.retrieval.ann_index import IndexFiles
+from memory_daemon.retrieval.vectors import VectorIndex
+from test_scale_indexes import clustered, wait_for_graph
+
+
+class FakeStore:
+    """The three reads VectorIndex makes of the memories table, over a dict; counts the full loads."""
+
+    def __init__(self, n: int) -> None:
+        matrix = clustered(n, seed=3)
+        self.rows = {f"m{i}": (f"text {i}", matrix[i]) for i in range(n)}
+        self.superseded: dict[str, str] = {}
+        self.full_loads = 0
+
+    def everything(self, _namespace):
+        self.full_loads += 1
+        ids = list(self.rows)
+        return ids, [self.rows[m][0] for m in ids], np.stack([self.rows[m][1] for m in ids]), dict(self.superseded)
+
+    def embedded_rows(self, _namespace):
+        ids = list(self.rows)
+        return ids, [self.rows[m][0] for m in ids], dict(self.superseded)
+
+    def embeddings_of(self, _namespace, ids):
+        return {m: self.rows[m][1] for m in ids if m in self.rows}
+
+    def index(self, root) -> VectorIndex:
+        return VectorIndex(self.everything, graph_from=500, index_root=root, load_rows=self.embedded_rows,
+                           load_vectors=self.embeddings_of)
+
+
+def started(store: FakeStore, root) -> VectorIndex:
+    index = store.index(root)
+    index.nearest("ns", store.rows["m0"][1], 1)  # the first use loads the namespace
+    return index
+
+
+def answers(index: VectorIndex, store: FakeStore, probes=(0, 17, 333, 999)) -> list[list[str]]:
+    return [[m for m, _t, _s in index.nearest("ns", store.rows[f"m{i}"][1], 5, include_superseded=False)]
+            for i in probes]
+
+
+def test_a_restart_loads_the_saved_graph_and_answers_the_same(tmp_path):
+    store = FakeStore(1200)
+    first = started(store, tmp_path)
+    wait_for_graph(first, "ns")  # saved as soon as it is built
+    before = answers(first, store)
+    assert store.full_loads == 1 and IndexFiles.of(tmp_path, "ns").graph.is_file()
+
+    again = started(store, tmp_path)
+    assert again.graph_ready("ns") and store.full_loads == 1  # no embedding was read back from the store
+    assert answers(again, store) == before
+    assert [(s.mode, s.rows, s.unsaved) for s in again.states()] == [("graph", 1200, 0)]
+
+
+def test_rows_written_or_deleted_after_the_save_are_caught_up_from_the_store(tmp_path):
+    store = FakeStore(1200)
+    first = started(store, tmp_path)
+    wait_for_graph(first, "ns")
+    extra = clustered(1300, seed=9)[1200:]
+    for i, vector in enumerate(extra[:40]):  # written after the save, then the daemon was killed before the next
+        store.rows[f"late{i}"] = (f"late {i}", vector)
+        first.add("ns", [(f"late{i}", f"late {i}", vector)])
+    del store.rows["m17"]  # forgotten after the save
+    store.superseded["m333"] = "m0"
+
+    again = started(store, tmp_path)
+    assert again.graph_ready("ns") and store.full_loads == 1
+    assert again.nearest("ns", extra[5], 1)[0][0] == "late5"
+    assert "m17" not in [m for m, _t, _s in again.nearest("ns", store.rows["m18"][1], 50)]
+    assert again.vectors_of("ns", ["m17"]) == {}
+    assert "m333" not in [m for m, _t, _s in again.nearest("ns", store.rows["m333"][1], 5, include_superseded=False)]
+    assert again.states()[0].unsaved == 41
+    assert again.save_unsaved() == 1 and again.states()[0].unsaved == 0
+
+
+def test_a_damaged_graph_is_rebuilt_from_the_store_with_exact_search_meanwhile(tmp_path):
+    store = FakeStore(1200)
+    first = started(store, tmp_path)
+    wait_for_graph(first, "ns")
+    before = answers(first, store)
+    files = IndexFiles.of(tmp_path, "ns")
+    damaged = bytearray(files.graph.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    files.graph.write_bytes(bytes(damaged))
+
+    again = started(store, tmp_path)
+    assert store.full_loads == 2  # refused, so read from the store and searched exactly
+    assert answers(again, store) == before
+    wait_for_graph(again, "ns")
+    assert answers(again, store) == before
+
+
+def test_a_manifest_cut_short_or_missing_is_refused(tmp_path):
+    store = FakeStore(1200)
+    wait_for_graph(started(store, tmp_path), "ns")
+    files = IndexFiles.of(tmp_path, "ns")
+    files.manifest.write_text(files.manifest.read_text()[:100])
+    second = started(store, tmp_path)
+    assert store.full_loads == 2
+    wait_for_graph(second, "ns")  # rebuilt and saved again
+    files.manifest.unlink()
+    started(store, tmp_path)
+    assert store.full_loads == 3
+
+
+def test_rebuild_throws_the_saved_graph_away(tmp_path):
+    store = FakeStore(1200)
+    index = started(store, tmp_path)
+    wait_for_graph(index, "ns")
+    assert index.rebuild("ns") == "building" and store.full_loads == 2
+    wait_for_graph(index, "ns")
+    assert index.states()[0].mode == "graph" and IndexFiles.of(tmp_path, "ns").graph.is_file()
+
+
+def test_a_small_namespace_is_searched_exactly_and_never_saved(tmp_path):
+    store = FakeStore(300)
+    index = started(store, tmp_path)
+    assert index.states()[0].mode == "exact" and index.save_unsaved() == 0
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_row_edited_behind_a_saved_graph_is_embedded_again_from_the_store(tmp_path):
+    store = FakeStore(1200)
+    wait_for_graph(started(store, tmp_path), "ns")
+    old_vector = store.rows["m5"][1]
+    new_vector = clustered(1201, seed=11)[1200]
+    store.rows["m5"] = ("an edited text", new_vector)  # an edit while the namespace was not loaded
+
+    again = started(store, tmp_path)
+    assert store.full_loads == 1
+    assert again.nearest("ns", new_vector, 1)[0][:2] == ("m5", "an edited text")
+    assert again.nearest("ns", old_vector, 1)[0][0] != "m5"
+
+
+def test_forgotten_and_edited_rows_leave_a_loaded_graph_in_place_and_stay_so_after_a_restart(tmp_path):
+    store = FakeStore(1200)
+    index = started(store, tmp_path)
+    wait_for_graph(index, "ns")
+    new_vector = clustered(1201, seed=12)[1200]
+    index.drop("ns", ["m3", "m8"])  # m3 forgotten, m8 edited: its new vector follows
+    del store.rows["m3"]
+    store.rows["m8"] = ("m8 edited", new_vector)
+    index.add("ns", [("m8", "m8 edited", new_vector)])
+    assert store.full_loads == 1  # in place: not reloaded from the store
+    assert "m3" not in [m for m, _t, _s in index.nearest("ns", store.rows["m4"][1], 1200)]
+    assert index.nearest("ns", new_vector, 1)[0][:2] == ("m8", "m8 edited")
+    assert index.states()[0].unsaved == 3 and index.save_unsaved() == 1
+
+    again = started(store, tmp_path)
+    assert store.full_loads == 1 and again.states()[0].unsaved == 0
+    assert "m3" not in [m for m, _t, _s in again.nearest("ns", store.rows["m4"][1], 1200)]
+    assert again.nearest("ns", new_vector, 1)[0][:2] == ("m8", "m8 edited")
+
+
+def test_a_small_namespace_is_reloaded_from_the_store_after_a_forget(tmp_path):
+    store = FakeStore(300)
+    index = started(store, tmp_path)
+    index.drop("ns", ["m3"])
+    del store.rows["m3"]
+    assert "m3" not in [m for m, _t, _s in index.nearest("ns", store.rows["m4"][1], 300)]
+    assert store.full_loads == 2
+
+
+def test_other_namespaces_and_the_building_one_answer_while_a_graph_is_built(tmp_path, monkeypatch):
+    import threading
+
+    from memory_daemon.retrieval import ann_index
+
+    gate, building = threading.Event(), threading.Event()
+    real_build = ann_index.AnnIndex.build.__func__
+
+    def gated_build(cls, positions, vectors):
+        building.set()
+        assert gate.wait(60), "the test never opened the gate"
+        return real_build(cls, positions, vectors)
+
+    monkeypatch.setattr(ann_index.AnnIndex, "build", classmethod(gated_build))
+    store = FakeStore(1200)
+    index = started(store, tmp_path)  # both namespaces read the same fake rows
+    assert building.wait(60)
+    try:
+        other = clustered(5, seed=21)
+        index.add("other", [(f"o{i}", f"o {i}", v) for i, v in enumerate(other)], load=True)
+        assert index.nearest("other", other[2], 1)[0][0] == "o2"
+        assert index.nearest("ns", store.rows["m9"][1], 1)[0][0] == "m9"  # exact meanwhile
+        index.add("ns", [("late", "late", other[3])])  # a write during the build joins the graph when it is done
+        assert [s.mode for s in index.states() if s.namespace == "ns"] == ["building"]
+    finally:
+        gate.set()
+    wait_for_graph(index, "ns")
+    assert index.nearest("ns", other[3], 1)[0][0] == "late"
