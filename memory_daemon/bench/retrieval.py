@@ -40,8 +40,9 @@ def _scale(count: int, calls: int, rng: random.Random) -> dict:
         daemon.start()
         search, context, first = [], [], []
         # Loading a million memories' indexes on the first search takes minutes on a busy machine.
+        with CortexdClient(daemon.address, "warm-up", timeout=900) as other:
+            other.analyze_message(message="warm-up")  # waits for the model load, in a namespace of its own
         with CortexdClient(daemon.address, "bench", timeout=900) as client:
-            client.analyze_message(message="warm-up")  # waits for the model load
             _timed(first, client.search_memory, query="warm-up: loads the in-memory indexes", limit=10)
             mode, graph_seconds = _wait_for_graph(client)
             for i in range(calls):

@@ -17,7 +17,7 @@ FORMAT = 1
 SCALAR = "f16"
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION_SEARCH = 64
+EXPANSION_SEARCH = 128  # candidates kept per search: recall@10 0.9985 at 64 and 0.9995 at 128 on 40k clustered vectors
 THREADS = 2
 
 
@@ -136,6 +136,7 @@ class AnnIndex:
             index = Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
                           expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
             index.load(str(files.graph))
+            index.expansion_search = EXPANSION_SEARCH  # a search setting, not the file's: today's value applies
             ids, digests = manifest["ids"], manifest["digests"]
         except UnusableIndex:
             raise
