@@ -30,6 +30,10 @@ HANDWRITTEN_3 = HERE / "pairs_handwritten_3.jsonl"  # near misses of DUPLICATE (
 # memory (staging next to production, a sister next to a brother) is COMPATIBLE, beside minimal-contrast UPDATEs of the
 # same subject. Train only.
 LOOKALIKE = HERE / "pairs_lookalike.jsonl"
+# Written for run 13 by another fresh helper from a brief naming the same blind spot: per family, look-alike changes
+# about another subject (COMPATIBLE) beside same-subject UPDATEs worded with only a pronoun or short reference, plain
+# changes, and PARTIAL_UPDATEs or paraphrase DUPLICATEs. Train only.
+CONTRAST = HERE / "pairs_contrast.jsonl"
 GENERATED = HERE / "pairs_generated.jsonl"  # written by generate.py, train only
 VAL_COMPATIBLE = HERE / "val_compatible.jsonl"  # generate.py's held-back families: a development check, not val
 DEDUP_PAIRS = REPO / "tests" / "data" / "activation" / "dedup_pairs.jsonl"
@@ -46,13 +50,15 @@ SCORED_HELDOUT = (REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jso
                   REPO / "tests" / "data" / "heldout_3" / "relation_pairs_test_3.jsonl",
                   REPO / "tests" / "data" / "heldout_4" / "relation_pairs_test_4.jsonl")
 # Their timelines give UPDATE (and, for a partial update, PARTIAL_UPDATE) pairs the way the team's timelines do, and
-# their control scenarios COMPATIBLE pairs (see load_timelines). v6's timelines stay out: the development check of
-# run 12, and v7 the test.
+# their control scenarios COMPATIBLE pairs (see load_timelines). v6's timelines (run 12's development check) and v7's
+# (run 12's test, read afterwards) joined for run 13; v8's stay out, its test.
 SCORED_TIMELINES = (REPO / "tests" / "data" / "heldout" / "timelines_test.jsonl",
                     REPO / "tests" / "data" / "heldout_2" / "timelines_test_2.jsonl",
                     REPO / "tests" / "data" / "heldout_3" / "timelines_test_3.jsonl",
                     REPO / "tests" / "data" / "heldout_4" / "timelines_test_4.jsonl",
-                    REPO / "tests" / "data" / "heldout_5" / "timelines_test_5.jsonl")
+                    REPO / "tests" / "data" / "heldout_5" / "timelines_test_5.jsonl",
+                    REPO / "tests" / "data" / "heldout_6" / "timelines_test_6.jsonl",
+                    REPO / "tests" / "data" / "heldout_7" / "timelines_test_7.jsonl")
 VAL_SHARE = 0.15
 SPLIT_TRIALS = 4000  # seeded family shuffles; the one whose val label mix is closest to 15 % of each label wins
 
@@ -205,6 +211,7 @@ def main() -> int:
     handwritten_2 = load_written(HANDWRITTEN_2, "handwritten2")
     handwritten_3 = load_written(HANDWRITTEN_3, "handwritten3") if HANDWRITTEN_3.is_file() else []
     lookalike = load_written(LOOKALIKE, "lookalike") if LOOKALIKE.is_file() else []
+    contrast = load_written(CONTRAST, "contrast") if CONTRAST.is_file() else []
     generated = load_written(GENERATED, "generated")
     scored_heldout = load_scored_heldout() + [row for path in SCORED_TIMELINES
                                               for row in load_timelines(path, "scored_heldout", "scored", controls=True)]
@@ -213,7 +220,7 @@ def main() -> int:
     seen_pairs = {(norm_key(r["existing"]), norm_key(r["new"])) for r in handwritten}
     # The later sources come after the earlier ones, so adding them leaves the earlier sources' rows as they were.
     heldout = heldout_pairs()
-    for r in dedup + timelines + handwritten_2 + generated + handwritten_3 + scored_heldout + lookalike:
+    for r in dedup + timelines + handwritten_2 + generated + handwritten_3 + scored_heldout + lookalike + contrast:
         key = (norm_key(r["existing"]), norm_key(r["new"]))
         if key in heldout or key[::-1] in heldout:
             dropped[f"{r['source']}: equals a held-out pair"] += 1
