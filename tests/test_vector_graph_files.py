@@ -60,6 +60,15 @@ def test_a_restart_loads_the_saved_graph_and_answers_the_same(tmp_path):
     assert [(s.mode, s.rows, s.unsaved) for s in again.states()] == [("graph", 1200, 0)]
 
 
+def test_a_row_written_twice_counts_once_once_the_graph_serves(tmp_path):
+    store = FakeStore(1200)
+    index = started(store, tmp_path)
+    wait_for_graph(index, "ns")
+    index.add("ns", [("m7", "text 7", store.rows["m7"][1])])  # a write that raced the load, which had read it
+    assert [(s.mode, s.rows, s.unsaved) for s in index.states()] == [("graph", 1200, 0)]
+    assert index.nearest("ns", store.rows["m7"][1], 1)[0][0] == "m7"
+
+
 def test_rows_written_or_deleted_after_the_save_are_caught_up_from_the_store(tmp_path):
     store = FakeStore(1200)
     first = started(store, tmp_path)

@@ -203,9 +203,10 @@ class VectorIndex:
         with vectors.lock:
             added = [(position, vector) for memory_id, text, vector in items
                      if (position := vectors.append(memory_id, text, vector)) is not None]
-            if vectors.graph is not None and added:
-                vectors.graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
-                vectors.unsaved += len(added)
+            if vectors.graph is not None:
+                if added:
+                    vectors.graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
+                    vectors.unsaved += len(added)
             elif vectors.size >= self._graph_from and not vectors.building:
                 self._build_in_background(namespace, vectors)
 
@@ -313,7 +314,8 @@ class VectorIndex:
         if missing:
             stored = self._load_vectors(namespace, missing)
             added = [(vectors.append(m, text_of[m], stored[m]), stored[m]) for m in missing if m in stored]
-            graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
+            if added:  # a row may have lost its embedding since (a restore without one)
+                graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
         vectors.unsaved = len(stale) + len(missing)
         return vectors
 
