@@ -41,6 +41,7 @@ from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.store.decisions import DecisionRepository
 from memory_daemon.store import Database, GraphRepository, MemoryRepository
 from memory_daemon.store.checkpoints import WalCheckpointer
+from memory_daemon.retrieval.ann_index import INDEX_DIR
 from memory_daemon.retrieval.periodic_save import PeriodicSave
 from memory_daemon.store.database import StoreFault, StoreLocked, unwritable_reason
 from memory_daemon.store.idempotency import IdempotencyRepository
@@ -48,7 +49,6 @@ from memory_daemon.context.unified_search import unified_search
 from memory_daemon.api.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
-INDEX_DIR = "indexes"  # under the data dir: the vector graphs of large namespaces, derived from the store
 MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
 EXIT_ALREADY_RUNNING = 3  # another daemon, or another process, owns the data dir, the socket or the store
 EXIT_BAD_CONFIG = 2  # these settings cannot work here: a restart fixes neither this nor the one above

@@ -12,6 +12,7 @@ from pathlib import Path
 from memory_daemon.bench.common import rss_mb, percentile
 from memory_daemon.client.python_client import CortexdClient
 from memory_daemon.client.launcher import DaemonProcess, temporary_daemon
+from memory_daemon.retrieval.ann_index import INDEX_DIR, IndexFiles
 
 GRAPH_FACTS, GRAPH_ENTITIES = 5_000, 500  # beside the memories: 1,000 current facts, 4,000 superseded versions
 QUERIES = ("which host runs service_{n}?", "who owns service_{n}", "service_{n} Redis", "what uses Kafka on host-{h}",
@@ -59,8 +60,7 @@ def _scale(count: int, calls: int, rng: random.Random) -> dict:
                 _timed(context, client.compile_context, task=f"change how service_{rng.randrange(997)} uses Redis")
         rss = rss_mb(daemon.process.pid)
         daemon.stop()  # saves the graph if anything changed since it was built
-        disk_mb = sum(f.stat().st_size for f in (daemon.data_dir / "indexes").rglob("*") if f.is_file()) / 2**20 \
-            if (daemon.data_dir / "indexes").is_dir() else 0.0
+        disk_mb = IndexFiles.of(daemon.data_dir / INDEX_DIR, "bench").size_bytes() / 2**20
         started = time.perf_counter()
         daemon.start()
         with CortexdClient(daemon.address, "bench", timeout=900) as client:
@@ -119,7 +119,7 @@ def _graph_recall(data_dir: Path, rng: random.Random, queries: int = 100) -> flo
     near stored memories."""
     import numpy as np
 
-    from memory_daemon.retrieval.ann_index import AnnIndex, IndexFiles
+    from memory_daemon.retrieval.ann_index import AnnIndex
     from memory_daemon.store import Database, MemoryRepository
 
     database = Database(data_dir / "cortexd.duckdb")
@@ -127,7 +127,7 @@ def _graph_recall(data_dir: Path, rng: random.Random, queries: int = 100) -> flo
         ids, _texts, matrix, _superseded = MemoryRepository(database).embeddings("bench")
     finally:
         database.close()
-    graph, saved_ids, _digests = AnnIndex.load(IndexFiles.of(data_dir / "indexes", "bench"), "bench")
+    graph, saved_ids, _digests = AnnIndex.load(IndexFiles.of(data_dir / INDEX_DIR, "bench"), "bench")
     row_of = {memory_id: i for i, memory_id in enumerate(ids)}
     noise = np.random.default_rng(rng.randrange(1 << 30))
     found = 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+INDEX_DIR = "indexes"  # under the data dir: one directory per large namespace, derived from the store
 DIMENSIONS = 384
 FORMAT = 1
 # f16 keeps recall@10 at 1.000 against exact search where i8 lost 8 points (README, "Choosing the index libraries").
@@ -63,10 +64,7 @@ class AnnIndex:
 
     @classmethod
     def empty(cls) -> AnnIndex:
-        from usearch.index import Index  # imported by the daemon only, when a namespace is large enough to need it
-
-        return cls(Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
-                         expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH))
+        return cls(_usearch_index())
 
     @classmethod
     def build(cls, positions: np.ndarray, vectors: np.ndarray) -> AnnIndex:
@@ -122,8 +120,6 @@ class AnnIndex:
     def load(cls, files: IndexFiles, namespace: str) -> tuple[AnnIndex, list[str], list[str]]:
         """The saved graph, the id behind each key ("" for a removed one) and the digest of the text each was
         embedded from; UnusableIndex when anything about them is off."""
-        from usearch.index import Index
-
         try:
             manifest = json.loads(files.manifest.read_text(encoding="utf-8"))
             expected = (FORMAT, namespace, DIMENSIONS, SCALAR)
@@ -133,8 +129,7 @@ class AnnIndex:
             if files.graph.stat().st_size != manifest["graph_bytes"] or _sha256(files.graph) != manifest["graph_sha256"]:
                 # usearch reads a damaged graph without complaint (or crashes on it), so the bytes are checked first
                 raise UnusableIndex("graph file differs from the one its manifest describes")
-            index = Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
-                          expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+            index = _usearch_index()
             index.load(str(files.graph))
             index.expansion_search = EXPANSION_SEARCH  # a search setting, not the file's: today's value applies
             ids, digests = manifest["ids"], manifest["digests"]
@@ -146,6 +141,14 @@ class AnnIndex:
                 or not isinstance(digests, list) or len(digests) != len(ids) or index.ndim != DIMENSIONS:
             raise UnusableIndex("graph and manifest disagree on its size")
         return cls(index), ids, digests
+
+
+def _usearch_index():
+    """An empty graph with this module's settings, which a load then fills from a file."""
+    from usearch.index import Index  # imported by the daemon only, when a namespace is large enough to need it
+
+    return Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
+                 expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
 
 
 def text_digest(text: str) -> str:

@@ -45,6 +45,9 @@ class _NamespaceVectors:
             self.matrix = np.zeros((max(64, 2 * len(ids)), DIMENSIONS), dtype=np.float32)
             self.matrix[: len(ids)] = matrix
         self.graph = graph
+        # The digest of each row's text once a graph serves the namespace (what a save writes beside each key),
+        # kept as rows come and go so a save does not hash every text again; None in exact mode.
+        self.digests: list[str] | None = None
         self.position = {memory_id: i for i, memory_id in enumerate(ids)}
         # False at a superseded row: a search for current rows masks them out in one step, whatever their number
         # (it used to fetch limit + every superseded row and filter them in Python, which made a long import
@@ -73,6 +76,7 @@ class _NamespaceVectors:
         self.graph.remove(positions)
         for position in positions:
             self.ids[position] = ""
+            self.digests[position] = ""
             self.current[position] = False
         return len(positions)
 
@@ -92,6 +96,8 @@ class _NamespaceVectors:
         self.position[memory_id] = self.size
         self.ids.append(memory_id)
         self.texts.append(text)
+        if self.digests is not None:
+            self.digests.append(text_digest(text))
         self.size += 1
         return self.size - 1
 
@@ -266,8 +272,7 @@ class VectorIndex:
         """Write the graph (caller holds vectors.lock); a failure is logged and retried at the next save."""
         try:
             vectors.graph.save(IndexFiles.of(self._root, namespace), namespace, list(vectors.ids),
-                               [text_digest(text) if memory_id else "" for memory_id, text in zip(vectors.ids,
-                                                                                                vectors.texts)])
+                               list(vectors.digests))
         except OSError as error:
             log_event("vector_index_not_saved", level=logging.WARNING, namespace=namespace, detail=str(error))
             return False
@@ -306,6 +311,7 @@ class VectorIndex:
                                 f"of {len(ids)}")
         vectors = _NamespaceVectors(list(saved_ids), [text_of.get(m, "") for m in saved_ids], None, superseded, graph)
         vectors.position = {m: i for i, m in enumerate(saved_ids) if m in held}
+        vectors.digests = [digest if memory_id in held else "" for memory_id, digest in zip(saved_ids, digests)]
         for i, memory_id in enumerate(saved_ids):
             if memory_id not in held:
                 vectors.ids[i] = ""
@@ -340,6 +346,7 @@ class VectorIndex:
                 if vectors.size > size:
                     graph.add(np.arange(size, vectors.size), vectors.matrix[size: vectors.size])
                 vectors.graph, vectors.matrix = graph, None
+                vectors.digests = [text_digest(text) for text in vectors.texts]
                 vectors.unsaved = vectors.size
                 if self._root is not None:
                     self._save(namespace, vectors)
