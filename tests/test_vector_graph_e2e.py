@@ -1,5 +1,6 @@
-"""A namespace past `vector_graph_from` through a real daemon: its graph is saved in the data dir, a restart loads it
-and answers the same, a SIGKILL loses nothing acknowledged, a damaged graph is rebuilt, and `cortexd reindex`."""
+"""A namespace past `vector_graph_from` and `lexical_save_from` through a real daemon: its graph and lexical index are
+saved in the data dir, a restart loads them and answers the same, a SIGKILL loses nothing acknowledged, damaged
+files are rebuilt, and `cortexd reindex`."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def record(i: int) -> dict:
 
 def configured(workdir, save_seconds: float = 3600.0) -> dict:
     config = workdir / "config.toml"
-    config.write_text(f"[retrieval]\nvector_graph_from = {GRAPH_FROM}\nvector_save_seconds = {save_seconds}\n")
+    config.write_text(f"[retrieval]\nvector_graph_from = {GRAPH_FROM}\nlexical_save_from = {GRAPH_FROM}\n"
+                      f"vector_save_seconds = {save_seconds}\n")
     return {**os.environ, "CORTEXD_CONFIG": str(config)}
 
 
@@ -56,6 +58,17 @@ def graph_files(daemon) -> list:
     return sorted((daemon.data_dir / "indexes").glob("*/vectors.*"))
 
 
+def lexical_files(daemon) -> list:
+    return sorted((daemon.data_dir / "indexes").glob("*/lexical.*"))
+
+
+def word_hits(daemon, probes) -> list[str]:
+    """The first hit of a lexical-only search for each probe's text."""
+    with daemon.client("big") as client:
+        return [client.search_memory(query=record(i)["text"], limit=3, signals=["lexical"]).hits[0].memory.external_id
+                for i in probes]
+
+
 def test_a_restart_answers_from_the_saved_graph_and_a_damaged_one_is_rebuilt(workdir):
     env = configured(workdir)
     daemon = Daemon(workdir, env=env).start()
@@ -66,39 +79,54 @@ def test_a_restart_answers_from_the_saved_graph_and_a_damaged_one_is_rebuilt(wor
         wait_for_mode(daemon, "graph")  # built in the background, then saved
         before = first_hits(daemon, probes)
         assert before == [f"t{i}" for i in probes]
+        words_before = word_hits(daemon, probes)
+        assert words_before[:2] == ["t0", "t7"]
     finally:
         daemon.stop()
     assert [p.name for p in graph_files(daemon)] == ["vectors.json", "vectors.usearch"]
+    assert [p.name for p in lexical_files(daemon)] == ["lexical.json", "lexical.npz"]  # saved at stop
 
     daemon = Daemon(workdir, env=env).start()
     try:
         assert first_hits(daemon, probes) == before
+        assert word_hits(daemon, probes) == words_before
         assert index_mode(daemon) == "graph"  # loaded, not rebuilt
+        assert "rebuild" not in daemon.log()
     finally:
         daemon.stop()
 
-    graph = next(p for p in graph_files(daemon) if p.suffix == ".usearch")
-    damaged = bytearray(graph.read_bytes())
-    damaged[len(damaged) // 2] ^= 0xFF
-    graph.write_bytes(bytes(damaged))
+    for saved in (next(p for p in graph_files(daemon) if p.suffix == ".usearch"),
+                  next(p for p in lexical_files(daemon) if p.suffix == ".npz")):
+        damaged = bytearray(saved.read_bytes())
+        damaged[len(damaged) // 2] ^= 0xFF
+        saved.write_bytes(bytes(damaged))
     daemon = Daemon(workdir, env=env).start()
     try:
         assert first_hits(daemon, probes) == before  # exact search while the graph is rebuilt
+        assert word_hits(daemon, probes) == words_before  # the lexical index rebuilt from the store
         wait_for_mode(daemon, "graph")
         assert first_hits(daemon, probes) == before
-        assert "vector_index_rebuild" in daemon.log()
+        assert "vector_index_rebuild" in daemon.log() and "lexical_index_rebuild" in daemon.log()
     finally:
         daemon.stop()
 
 
 def test_memories_acknowledged_before_a_sigkill_are_found_after_the_restart(workdir):
-    env = configured(workdir)  # no periodic save before the kill: the saved graph is behind the store
+    env = configured(workdir)  # no periodic save before the kill: the saved indexes are behind the store
     daemon = Daemon(workdir, env=env).start()
     try:
         with daemon.client("big") as client:
             assert client.import_records([record(i) for i in range(100)]).imported == 100
-        wait_for_mode(daemon, "graph")  # saved once, when built
+        wait_for_mode(daemon, "graph")
+    finally:
+        daemon.stop()  # both indexes saved
+    daemon = Daemon(workdir, env=env).start()
+    try:
         with daemon.client("big") as client:
+            client.search_memory(query="loads both saved indexes", limit=1)
+            hits = client.search_memory(query=record(7)["text"], limit=5, signals=["lexical"]).hits
+            (seventh,) = [hit.memory.id for hit in hits if hit.memory.external_id == "t7"]
+            assert len(client.forget_memory(ids=[seventh]).memories) == 1
             for start in range(100, 120, 10):  # each call acknowledged on its own, after the save
                 assert client.import_records([record(i) for i in range(start, start + 10)]).imported == 10
             assert client.save_memory(content="The on-call handbook lives in the ops wiki under /oncall").memory.id
@@ -109,11 +137,14 @@ def test_memories_acknowledged_before_a_sigkill_are_found_after_the_restart(work
     daemon = Daemon(workdir, env=env).start()
     try:
         assert first_hits(daemon, [3, 99, 100, 115, 119]) == ["t3", "t99", "t100", "t115", "t119"]
+        assert {"t100", "t115", "t119"} <= set(word_hits(daemon, [3, 99, 100, 115, 119]))
         assert index_mode(daemon) == "graph"  # caught up from the store, not rebuilt
         with daemon.client("big") as client:
             found = client.search_memory(query="where is the on-call handbook?", limit=3).hits
             assert "on-call handbook" in found[0].memory.content
-        assert "vector_index_rebuild" not in daemon.log()
+            forgotten = client.search_memory(query=record(7)["text"], limit=5, signals=["lexical"]).hits
+            assert "t7" not in [hit.memory.external_id for hit in forgotten]
+        assert "rebuild" not in daemon.log()
     finally:
         daemon.stop()
 

@@ -96,7 +96,10 @@ class RetrievalSettings(BaseModel):
     # data dir above it. `coarse_index_from`, its name before the graph replaced the coarse cells, is still read.
     vector_graph_from: int = Field(20_000, ge=1,
                                    validation_alias=AliasChoices("vector_graph_from", "coarse_index_from"))
-    vector_save_seconds: float = Field(60.0, gt=0.0)  # a graph changed since its last save is saved this often
+    vector_save_seconds: float = Field(60.0, gt=0.0)  # an index changed since its last save is saved this often
+    # A namespace's lexical index is saved in the data dir (and loaded at the next start instead of being built
+    # from the store) from this many memories on.
+    lexical_save_from: int = Field(5_000, ge=1)
     working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
 
     @model_validator(mode="before")

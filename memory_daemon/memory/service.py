@@ -7,7 +7,7 @@ import os
 import re
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,7 +26,7 @@ from memory_daemon.memory.dynamics import (
 )
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
-from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
+from memory_daemon.store.memories import PARTIAL_UPDATE_KEY, indexed_digest
 from memory_daemon.store.corrections import CorrectionRepository, Forgotten
 from memory_daemon.core.timefmt import format_iso, parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
@@ -112,7 +112,43 @@ def visible_namespaces(namespace: str) -> tuple[str, ...]:
 def indexed(row: MemoryRow) -> IndexedMemory:
     """What the lexical index keeps of a memory: its text and tags, and its entities (given or spotted cheaply)."""
     return IndexedMemory(row.id, " ".join((row.content, row.context, *row.tags)),
-                         tuple(dict.fromkeys((*row.entities, *salient_keys(row.content)))))
+                         tuple(dict.fromkeys((*row.entities, *salient_keys(row.content)))),
+                         indexed_digest(row.content, row.context, row.tags, row.entities))
+
+
+class _StoredMemories:
+    """The lexical index's view of the store; every row it reads also fills the row cache."""
+
+    CHUNK = 1_000  # ids per IN list
+
+    def __init__(self, repository: MemoryRepository, rows: RowCache) -> None:
+        self._repository = repository
+        self._rows = rows
+
+    def all(self, namespace: str) -> list[IndexedMemory]:
+        rows = self._repository.all_in(namespace)
+        self._rows.put(rows)
+        return [indexed(r) for r in rows]
+
+    def digests(self, namespace: str) -> dict[str, str]:
+        return self._repository.indexed_digests(namespace)
+
+    def some(self, namespace: str, ids) -> list[IndexedMemory]:
+        found = []
+        for start in range(0, len(ids), self.CHUNK):
+            rows = self._repository.get_many(list(ids[start: start + self.CHUNK]), (namespace,))
+            self._rows.put(rows)
+            found += [indexed(r) for r in rows]
+        return found
+
+    def fill_rows_in_background(self, namespace: str) -> None:
+        """A namespace whose index came from its save has no rows cached yet: read them in bulk behind the first
+        searches (which fetch their own few meanwhile)."""
+        def fill() -> None:
+            run_in_background()
+            self._rows.fill(lambda: self._repository.all_in(namespace))
+
+        threading.Thread(target=fill, name="cortexd-row-cache", daemon=True).start()
 
 
 @dataclass(frozen=True)
@@ -190,7 +226,8 @@ class MemoryService:
                                     repository.embedded_rows, repository.embeddings_of)
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
-        self._lexical = LexicalIndex(self._load_namespace)
+        stored = _StoredMemories(repository, self._rows)
+        self._lexical = LexicalIndex(stored, index_root, retrieval.lexical_save_from, stored.fill_rows_in_background)
         self._query_vectors: dict[str, object] = {}  # query text -> read-only embedding, oldest first
         self._query_vectors_lock = threading.Lock()
         self._retriever = HybridRetriever(
@@ -201,11 +238,6 @@ class MemoryService:
     @property
     def limits(self) -> Limits:
         return self._limits
-
-    def _load_namespace(self, namespace: str) -> list[IndexedMemory]:
-        rows = self._repository.all_in(namespace)
-        self._rows.put(rows)
-        return [indexed(r) for r in rows]
 
     def _stored(self, rows: list[MemoryRow], session_notes: bool = False) -> None:
         """Index rows just written: lexical index and row cache (and, for saves, the session's working memory)."""
@@ -492,6 +524,7 @@ class MemoryService:
         forgotten = self._corrections.forget(wanted, namespace, reason, utc_now())
         self._drop_from_caches(namespace, [memory_id for memory_id, _ in forgotten.memories],
                                [text for _, text in forgotten.memories])
+        self._index_again(namespace, forgotten.cleared)
         purged = bool(purge and forgotten.memories)
         if purged:
             self._repository.database.rewrite()
@@ -513,14 +546,16 @@ class MemoryService:
         new = replace(old, content=content, entities=entities or old.entities)
         embedding = analysis.embedding if analysis is not None else None
         versions = self._corrections.edit(old, new, embedding, reason, utc_now(), keep_history=not drop_history)
+        cleared: list[str] = []
         if drop_history:
-            self._corrections.scrub(namespace, [old.content])
+            cleared, _replies = self._corrections.scrub(namespace, [old.content])
         if self._graph is not None:
             self._corrections.forget_facts_of(old.id, namespace)
         self._drop_from_caches(namespace, [old.id], [old.content] if drop_history else [])
         if embedding is not None:  # a namespace served by its graph takes the new vector in place of the old
             self._vectors.add(namespace, [(old.id, content, embedding)])
-        self._rows.put([new])
+        self._stored([new])
+        self._index_again(namespace, cleared)
         if analysis is not None:
             self._record_facts(namespace, old.id, analysis, None)
         return new, versions
@@ -532,11 +567,19 @@ class MemoryService:
         self._rows.put(rows)
         return rows
 
+    def _index_again(self, namespace: str, ids: Sequence[str]) -> None:
+        """Memories changed in place behind the caches (a context cleared): read again, and indexed with their text
+        as stored now."""
+        if ids:
+            self._rows.drop(ids)
+            self._lexical.drop(namespace, ids)
+            self._stored(self._repository.get_many(list(ids), (namespace,)))
+
     def _drop_from_caches(self, namespace: str, ids: list[str], texts: list[str]) -> None:
         """Every RAM copy of forgotten memories or texts: rows, indexes (reloaded on the next search), session notes,
         recent turns and analyses, the relation model's pair cache, query vectors, the graph's edges."""
         self._rows.drop(ids)
-        self._lexical.forget(namespace)
+        self._lexical.drop(namespace, ids)
         self._vectors.drop(namespace, ids)
         if self._sessions is not None:
             self._sessions.drop(ids)
@@ -648,12 +691,12 @@ class MemoryService:
     def rebuild_indexes(self, namespace: str) -> str:
         """Drop the namespace's indexes and load them again from the store (`cortexd reindex`); returns the dense
         search mode it serves in now."""
-        self._lexical.forget(namespace)
+        self._lexical.rebuild(namespace)
         return self._vectors.rebuild(namespace)
 
     def save_indexes(self) -> int:
-        """Save the vector graphs changed since their last save; how many were saved."""
-        return self._vectors.save_unsaved()
+        """Save the vector graphs and lexical indexes changed since their last save; how many were saved."""
+        return self._vectors.save_unsaved() + self._lexical.save_unsaved()
 
     def recent(self, namespace: str, limit: int) -> list[MemoryRow]:
         return self._repository.recent(visible_namespaces(namespace), limit)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,14 +44,34 @@ class IndexFiles:
     def manifest(self) -> Path:
         return self.directory / "vectors.json"
 
+    @property
+    def lexical_arrays(self) -> Path:
+        return self.directory / "lexical.npz"
+
+    @property
+    def lexical_manifest(self) -> Path:
+        return self.directory / "lexical.json"
+
     def exist(self) -> bool:
+        """Whether a vector graph was saved (the lexical postings are looked for on their own)."""
         return self.graph.is_file() or self.manifest.is_file()
 
+    def lexical_exist(self) -> bool:
+        return self.lexical_arrays.is_file() or self.lexical_manifest.is_file()
+
     def remove(self) -> None:
-        shutil.rmtree(self.directory, ignore_errors=True)
+        """Drop the saved vector graph and its manifest (the lexical postings stay)."""
+        for path in (self.graph, self.manifest):
+            path.unlink(missing_ok=True)
+
+    def remove_lexical(self) -> None:
+        for path in (self.lexical_arrays, self.lexical_manifest):
+            path.unlink(missing_ok=True)
 
     def size_bytes(self) -> int:
-        return sum(p.stat().st_size for p in (self.graph, self.manifest) if p.is_file())
+        """Both indexes' files on disk."""
+        return sum(p.stat().st_size for p in (self.graph, self.manifest, self.lexical_arrays, self.lexical_manifest)
+                   if p.is_file())
 
 
 class AnnIndex:
@@ -106,14 +125,14 @@ class AnnIndex:
         files.directory.mkdir(parents=True, exist_ok=True)
         graph_tmp = files.graph.with_suffix(".usearch.tmp")
         self._index.save(str(graph_tmp))
-        _fsync(graph_tmp)
+        fsync(graph_tmp)
         os.replace(graph_tmp, files.graph)
         manifest = {"format": FORMAT, "namespace": namespace, "dimensions": DIMENSIONS, "scalar": SCALAR,
                     "graph_size": len(self._index), "graph_bytes": files.graph.stat().st_size,
-                    "graph_sha256": _sha256(files.graph), "ids": ids, "digests": digests}
+                    "graph_sha256": sha256_of(files.graph), "ids": ids, "digests": digests}
         manifest_tmp = files.manifest.with_suffix(".json.tmp")
         manifest_tmp.write_text(json.dumps(manifest), encoding="utf-8")
-        _fsync(manifest_tmp)
+        fsync(manifest_tmp)
         os.replace(manifest_tmp, files.manifest)
 
     @classmethod
@@ -126,7 +145,7 @@ class AnnIndex:
             found = tuple(manifest.get(k) for k in ("format", "namespace", "dimensions", "scalar"))
             if found != expected:
                 raise UnusableIndex(f"manifest {found} is not {expected}")
-            if files.graph.stat().st_size != manifest["graph_bytes"] or _sha256(files.graph) != manifest["graph_sha256"]:
+            if files.graph.stat().st_size != manifest["graph_bytes"] or sha256_of(files.graph) != manifest["graph_sha256"]:
                 # usearch reads a damaged graph without complaint (or crashes on it), so the bytes are checked first
                 raise UnusableIndex("graph file differs from the one its manifest describes")
             index = _usearch_index()
@@ -157,7 +176,7 @@ def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
@@ -165,6 +184,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _fsync(path: Path) -> None:
+def fsync(path: Path) -> None:
+    """Flush a file written under a temporary name before it is renamed into place."""
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())

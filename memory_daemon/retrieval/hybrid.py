@@ -272,8 +272,8 @@ class HybridRetriever:
         """
         namespaces = query.namespaces
         hop_decay = self._settings.graph_hop_decay
-        known = self._lexical.known_entity_keys(namespaces)
-        activation = activated_entities(self._lexical, namespaces, {key: 1.0 for key in salient_keys(query.text) if key in known},
+        known = self._lexical.known_entity_keys(namespaces, salient_keys(query.text))
+        activation = activated_entities(self._lexical, namespaces, dict.fromkeys(known, 1.0),
                                         found, hop_decay, self._graph_neighbours)
         scores = spread(self._lexical, namespaces, activation)
         # Hop 2: the other entities of the memories reached first, activated in proportion to those memories.

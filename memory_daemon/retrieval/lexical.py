@@ -1,16 +1,26 @@
-"""Each namespace's BM25 index over memory text and entity keys, held in RAM and kept in step with every write."""
+"""Each namespace's BM25 index over memory text and entity keys: in RAM, kept in step with every write, and saved
+beside the store once large."""
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
-
-import numpy as np
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
+import numpy as np
+
+from memory_daemon.core.logs import log_event
+from memory_daemon.retrieval import lexical_files
+from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex
+from memory_daemon.retrieval.lexical_files import SavedPostings
 from memory_daemon.retrieval.namespace_slots import NamespaceSlots
+from memory_daemon.retrieval.postings import DOC, Postings
 from preprocessing.terms import identifiers, query_terms, terms
 
 K1 = 1.2
@@ -20,6 +30,8 @@ COMMON_SHARE = 0.1  # a query term in more than this share of a namespace's memo
 COMMON_MIN_DOCS = 5_000
 CANDIDATES_PER_HIT = 20  # common terms re-rank this many of the rarer terms' best matches per requested hit
 MIN_CANDIDATES = 1_000
+# A saved index further behind the store than this share of its memories is rebuilt rather than caught up.
+CATCH_UP_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -27,49 +39,147 @@ class IndexedMemory:
     id: str
     text: str
     entity_keys: tuple[str, ...]
+    digest: str = ""  # of the stored fields the text and keys come from (what a saved index is checked against)
 
 
 class _NamespaceIndex:
-    def __init__(self) -> None:
-        self.postings: dict[str, tuple[list[int], list[int]]] = {}  # term -> (docs, term frequencies)
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the same as numpy, rebuilt when a list grew
-        self.identifiers: dict[str, set[int]] = {}
-        self.by_entity: dict[str, set[int]] = {}
-        self.ids: list[str] = []
-        self.positions: dict[str, int] = {}
-        self.entity_keys: list[tuple[str, ...]] = []
-        self.lengths: list[int] = []
-        self._length_array = np.zeros(0, dtype=np.float32)
-        self.total_length = 0
+    """Documents up to `base_size` are in flat arrays (loaded from a save, or merged at the last one); those added
+    since are in Python lists until the next save merges them. A document's number is its position in `ids`."""
+
+    def __init__(self, saved: SavedPostings | None = None) -> None:
+        self.lock = threading.Lock()  # this namespace's contents; a save holds it only to snapshot and swap
+        self.saving = threading.Lock()  # one save of this namespace at a time
+        saved = saved or SavedPostings(Postings.empty(True), Postings.empty(False), Postings.empty(False),
+                                       np.zeros(0, dtype=np.float32), [], [])
+        self.ids: list[str] = list(saved.ids)  # "" at a document dropped since it was indexed
+        self.digests: list[str] = list(saved.digests)
+        self.positions: dict[str, int] = {memory_id: i for i, memory_id in enumerate(self.ids) if memory_id}
+        self._use_base(saved)
+        self.postings: dict[str, tuple[list[int], list[int]]] = {}  # term -> (docs, term frequencies), since base
+        self.identifiers: dict[str, list[int]] = {}
+        self.by_entity: dict[str, list[int]] = {}
+        self.added_entity_keys: list[tuple[str, ...]] = []  # of each document after base_size
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # base + added postings of a term, as numpy
+        self.lengths = np.zeros(max(64, 2 * len(self.ids)), dtype=np.float32)
+        self.lengths[: len(self.ids)] = saved.lengths
+        self.total_length = float(saved.lengths.sum())
+        self.dead = np.zeros(len(self.lengths), dtype=bool)
+        for i, memory_id in enumerate(self.ids):
+            if not memory_id:
+                self.dead[i] = True
+        self.dropped = int(self.dead.sum())
+        self.unsaved = 0  # documents added or dropped since the last save
+
+    def _use_base(self, saved: SavedPostings) -> None:
+        self.base_size = len(saved.lengths)
+        self.base_terms, self.base_identifiers, self.base_entities = saved.terms, saved.identifiers, saved.entities
+        self.base_entity_offsets, self.base_entity_keys = saved.entities.by_document(self.base_size)
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
 
     def add(self, memory: IndexedMemory) -> None:
         if memory.id in self.positions:
             return  # a write that raced the namespace's load, which had already read the row from the store
         doc = len(self.ids)
         self.ids.append(memory.id)
+        self.digests.append(memory.digest)
         self.positions[memory.id] = doc
-        self.entity_keys.append(memory.entity_keys)
+        self.added_entity_keys.append(memory.entity_keys)
         counts = Counter(terms(memory.text))
         for term, count in counts.items():
             docs, tfs = self.postings.setdefault(term, ([], []))
             docs.append(doc)
             tfs.append(count)
         for token in identifiers(memory.text):
-            self.identifiers.setdefault(token, set()).add(doc)
-        for key in memory.entity_keys:
-            self.by_entity.setdefault(key, set()).add(doc)
+            self.identifiers.setdefault(token, []).append(doc)
+        for key in dict.fromkeys(memory.entity_keys):
+            self.by_entity.setdefault(key, []).append(doc)
+        if doc == len(self.lengths):  # grow by doubling, so adds stay amortised O(1)
+            self.lengths = np.concatenate([self.lengths, np.zeros(len(self.lengths), dtype=np.float32)])
+            self.dead = np.concatenate([self.dead, np.zeros(len(self.dead), dtype=bool)])
         length = sum(counts.values())
-        self.lengths.append(length)
+        self.lengths[doc] = length
         self.total_length += length
+        self.unsaved += 1
+
+    def drop(self, memory_ids: Iterable[str]) -> None:
+        """Take memories out of search (forgotten, or edited and about to be added again with their new text):
+        their documents stay in the postings, never scored, until a rebuild."""
+        for memory_id in memory_ids:
+            doc = self.positions.pop(memory_id, None)
+            if doc is not None:
+                self.ids[doc] = ""
+                self.dead[doc] = True
+                self.dropped += 1
+                self.unsaved += 1
 
     def _posting_arrays(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         lists = self.postings.get(term)
         if not lists:
-            return None
+            docs = self.base_terms.docs_of(term)
+            return (docs, self.base_terms.values_of(term)) if len(docs) else None
         cached = self._arrays.get(term)
-        if cached is None or len(cached[0]) != len(lists[0]):
-            cached = self._arrays[term] = (np.asarray(lists[0], dtype=np.int64), np.asarray(lists[1], dtype=np.float32))
+        base_docs = self.base_terms.docs_of(term)
+        if cached is None or len(cached[0]) != len(base_docs) + len(lists[0]):
+            cached = self._arrays[term] = (
+                np.concatenate([base_docs, np.asarray(lists[0], dtype=DOC)]),
+                np.concatenate([self.base_terms.values_of(term), np.asarray(lists[1], dtype=np.float32)]))
         return cached
+
+    def document_frequency(self, term: str) -> int:
+        lists = self.postings.get(term)
+        return self.base_terms.count(term) + (len(lists[0]) if lists else 0)
+
+    def identifier_docs(self, token: str) -> np.ndarray:
+        added = self.identifiers.get(token)
+        base = self.base_identifiers.docs_of(token)
+        return np.concatenate([base, np.asarray(added, dtype=DOC)]) if added else base
+
+    def entity_docs(self, key: str) -> list[int]:
+        """The live documents mentioning the entity key."""
+        docs = [*self.base_entities.docs_of(key).tolist(), *self.by_entity.get(key, ())]
+        return [doc for doc in docs if not self.dead[doc]]
+
+    def entity_count(self, key: str) -> int:
+        return self.base_entities.count(key) + len(self.by_entity.get(key, ()))
+
+    def knows_entity(self, key: str) -> bool:
+        return key in self.by_entity or key in self.base_entities.index
+
+    def entity_keys_of(self, doc: int) -> tuple[str, ...]:
+        if doc >= self.base_size:
+            return self.added_entity_keys[doc - self.base_size]
+        numbers = self.base_entity_keys[self.base_entity_offsets[doc]: self.base_entity_offsets[doc + 1]]
+        return tuple(self.base_entities.keys[n] for n in numbers)
+
+    def snapshot(self) -> tuple[int, dict, dict, dict, np.ndarray, list[str], list[str], int]:
+        """What a save merges, copied under the lock so that writes go on while it is merged and written."""
+        return (self.size, {t: (list(d), list(f)) for t, (d, f) in self.postings.items()},
+                {k: list(v) for k, v in self.identifiers.items()}, {k: list(v) for k, v in self.by_entity.items()},
+                self.lengths[: self.size].copy(), list(self.ids), list(self.digests), self.unsaved)
+
+    def merged(self, snapshot) -> SavedPostings:
+        """The snapshot's documents as flat arrays (no lock needed: the base is never changed in place)."""
+        size, added_terms, added_identifiers, added_entities, lengths, ids, digests, _unsaved = snapshot
+        return SavedPostings(
+            self.base_terms.merged({t: d for t, (d, _f) in added_terms.items()}, {t: f for t, (_d, f) in added_terms.items()}),
+            self.base_identifiers.merged(added_identifiers), self.base_entities.merged(added_entities),
+            lengths, ids, digests)
+
+    def use_merged(self, saved: SavedPostings, unsaved_then: int) -> None:
+        """After a save (caller holds the lock): the merged arrays become the base, and the lists keep only the
+        documents added while it was written."""
+        size = len(saved.ids)
+        self._use_base(saved)
+        self.postings = {t: (d[i:], f[i:]) for t, (d, f) in self.postings.items()
+                         if (i := bisect_left(d, size)) < len(d)}
+        self.identifiers = {k: v[i:] for k, v in self.identifiers.items() if (i := bisect_left(v, size)) < len(v)}
+        self.by_entity = {k: v[i:] for k, v in self.by_entity.items() if (i := bisect_left(v, size)) < len(v)}
+        self.added_entity_keys = self.added_entity_keys[len(self.added_entity_keys) - (self.size - size):]
+        self._arrays.clear()
+        self.unsaved -= unsaved_then
 
     def bm25(self, query: str, limit: int) -> list[tuple[str, float]]:
         """Vectorised BM25: each query term adds its contribution to a dense score array in one numpy step.
@@ -77,12 +187,11 @@ class _NamespaceIndex:
         Terms in more than COMMON_SHARE of the memories (at least COMMON_MIN_DOCS) only re-rank the best
         candidates the rarer terms found, like Lucene's cutoff-frequency query: at a million memories a word in
         every other one would otherwise cost more than the rest of the search."""
-        n = len(self.ids)
+        n = self.size
         if n == 0:
             return []
-        if len(self._length_array) != n:
-            self._length_array = np.asarray(self.lengths, dtype=np.float32)
-        norm = K1 * (1 - B + B * self._length_array / max(self.total_length / n, 1.0))
+        lengths = self.lengths[:n]
+        norm = K1 * (1 - B + B * lengths / max(self.total_length / n, 1.0))
         postings = [arrays for term in dict.fromkeys(query_terms(query))
                     if (arrays := self._posting_arrays(term)) is not None]
         cutoff = max(COMMON_MIN_DOCS, COMMON_SHARE * n)
@@ -91,10 +200,11 @@ class _NamespaceIndex:
         scores = np.zeros(n, dtype=np.float32)
         for docs, tfs in rare or postings:
             scores[docs] += _idf(n, len(docs)) * tfs * (K1 + 1) / (tfs + norm[docs])  # docs are unique within a term
-        boosted = [np.fromiter(docs, dtype=np.int64, count=len(docs))
-                   for token in identifiers(query) if (docs := self.identifiers.get(token))]
+        boosted = [docs for token in identifiers(query) if len(docs := self.identifier_docs(token))]
         for docs in boosted:
             scores[docs] *= IDENTIFIER_BOOST
+        if self.dropped:
+            scores[self.dead[:n]] = 0.0
         found = np.flatnonzero(scores)
         if len(found) == 0:
             return []
@@ -120,32 +230,50 @@ class _NamespaceIndex:
     def query_weight(self, query: str) -> float:
         """What a document matching every query term once, at average length, would score: a BM25 score divided by
         it is the share of the query's weight matched, comparable between indexes with different statistics."""
-        n = len(self.ids)
-        return sum(_idf(n, len(self.postings.get(term, ((),))[0])) for term in dict.fromkeys(query_terms(query))) if n else 0.0
+        n = self.size
+        return sum(_idf(n, self.document_frequency(term)) for term in dict.fromkeys(query_terms(query))) if n else 0.0
 
 
 def _idf(n: int, df: int) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
+class LexicalSource(Protocol):
+    """Where a namespace's index comes from: the store, read whole, or (to check and catch up a saved index) as
+    each memory's digest and the memories the save did not have."""
+
+    def all(self, namespace: str) -> Iterable[IndexedMemory]: ...
+
+    def digests(self, namespace: str) -> dict[str, str]: ...
+
+    def some(self, namespace: str, ids: Sequence[str]) -> Iterable[IndexedMemory]: ...
+
+
 class LexicalIndex:
     """Loaded per namespace on first use; DuckDB stays the source of truth (its own fts tokenizer drops every
     non-letter, so "3.12" and snake_case parts would never match).
 
-    Loading a namespace (seconds at a million memories) holds only that namespace's slot (NamespaceSlots), so
-    searches and writes in other namespaces go on meanwhile; the shared lock guards the indexes' contents."""
+    With `index_root`, a namespace of at least `save_from` memories is saved there (periodically and at stop) and
+    the next start loads it and catches it up with the store (memories written, deleted or edited since) instead of
+    tokenizing every memory again; a saved index that is damaged, stale or far behind is rebuilt from the store.
+    Loading a namespace holds only its own slot (NamespaceSlots), and each namespace's searches and writes take
+    only its own lock, so a load or a save in one blocks no other."""
 
-    def __init__(self, load_namespace: Callable[[str], Iterable[IndexedMemory]]) -> None:
-        self._load = load_namespace
+    def __init__(self, source: LexicalSource | Callable[[str], Iterable[IndexedMemory]],
+                 index_root: Path | None = None, save_from: int = 5_000,
+                 loaded_from_save: Callable[[str], None] | None = None) -> None:
+        self._source = source if not callable(source) else _WholeLoads(source)
+        self._root = index_root
+        self._save_from = save_from
+        self._loaded_from_save = loaded_from_save  # told when a namespace came from its save, not the store
         self._namespaces: NamespaceSlots[_NamespaceIndex] = NamespaceSlots(self._built)
-        self._lock = threading.Lock()  # guards every index's contents
 
     def search(self, namespaces: Sequence[str], query: str, limit: int) -> list[tuple[str, float]]:
         """(memory id, BM25 score) of the best matches across the namespaces, best first."""
         found: list[tuple[str, float]] = []
         for namespace in namespaces:
             index = self._index(namespace)
-            with self._lock:
+            with index.lock:
                 found += index.bm25(query, limit)
         return sorted(found, key=lambda item: -item[1])[:limit]
 
@@ -154,7 +282,7 @@ class LexicalIndex:
         weights = []
         for namespace in namespaces:
             index = self._index(namespace)
-            with self._lock:
+            with index.lock:
                 weights.append(index.query_weight(query))
         return max(weights, default=0.0)
 
@@ -165,11 +293,12 @@ class LexicalIndex:
         found: dict[str, set[str]] = {}
         for namespace in namespaces:
             index = self._index(namespace)
-            with self._lock:
+            with index.lock:
                 for key in keys:
-                    docs = index.by_entity.get(key)
-                    if docs and (not max_memories or len(docs) <= max_memories):
-                        found.setdefault(key, set()).update(index.ids[d] for d in docs)
+                    if index.entity_count(key) and (not max_memories or index.entity_count(key) <= max_memories):
+                        docs = index.entity_docs(key)
+                        if docs:
+                            found.setdefault(key, set()).update(index.ids[d] for d in docs)
         return found
 
     def entities_of(self, namespaces: Sequence[str], memory_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -178,20 +307,22 @@ class LexicalIndex:
         found: dict[str, tuple[str, ...]] = {}
         for namespace in namespaces:
             index = self._index(namespace)
-            with self._lock:
+            with index.lock:
                 for memory_id in memory_ids:
                     position = index.positions.get(memory_id)
                     if position is not None:
-                        found[memory_id] = index.entity_keys[position]
+                        found[memory_id] = index.entity_keys_of(position)
         return found
 
-    def known_entity_keys(self, namespaces: Sequence[str]) -> set[str]:
-        keys: set[str] = set()
+    def known_entity_keys(self, namespaces: Sequence[str], keys: Iterable[str]) -> set[str]:
+        """Those of the keys that some memory in the namespaces mentions."""
+        keys = set(keys)
+        known: set[str] = set()
         for namespace in namespaces:
             index = self._index(namespace)
-            with self._lock:
-                keys.update(index.by_entity)
-        return keys
+            with index.lock:
+                known.update(key for key in keys if index.knows_entity(key))
+        return known
 
     def add(self, namespace: str, memories: Iterable[IndexedMemory]) -> None:
         """Index rows just stored. A namespace not loaded yet is left alone (its first use reads them from the store);
@@ -199,19 +330,102 @@ class LexicalIndex:
         index = self._namespaces.loaded(namespace)
         if index is None:
             return
-        with self._lock:
+        with index.lock:
             for memory in memories:
                 index.add(memory)
 
+    def drop(self, namespace: str, memory_ids: Iterable[str]) -> None:
+        """Memories forgotten, or edited in place (added again with their new text after): out of search now. A
+        namespace not loaded is left alone: its next load reads the store (and checks a save against it)."""
+        index = self._namespaces.loaded(namespace)
+        if index is not None:
+            with index.lock:
+                index.drop(memory_ids)
+
     def forget(self, namespace: str) -> None:
-        """Drop the namespace's index; the next use reloads it from the store (after a restore wrote behind it)."""
+        """Drop the namespace's index; the next use loads it again (after a restore wrote behind it: a saved index
+        is caught up with the store then, as at a start)."""
         self._namespaces.forget(namespace)
+
+    def rebuild(self, namespace: str) -> None:
+        """Throw the namespace's index and its save away (`cortexd reindex`); the next use builds it from the store."""
+        self._namespaces.forget(namespace)
+        if self._root is not None:
+            IndexFiles.of(self._root, namespace).remove_lexical()
+
+    def save_unsaved(self) -> int:
+        """Save every namespace of at least save_from memories changed since its last save; how many were saved.
+        Writes to a namespace go on while its arrays are merged and written."""
+        if self._root is None:
+            return 0
+        saved = 0
+        for namespace, index in self._namespaces.items():
+            if not index.saving.acquire(blocking=False):
+                continue  # a save of it is running (the periodic one, as the daemon stops)
+            try:
+                with index.lock:
+                    if not index.unsaved or index.size < self._save_from:
+                        continue
+                    snapshot = index.snapshot()
+                merged = index.merged(snapshot)
+                try:
+                    lexical_files.save(IndexFiles.of(self._root, namespace), namespace, merged)
+                except OSError as error:
+                    log_event("lexical_index_not_saved", level=logging.WARNING, namespace=namespace, detail=str(error))
+                    continue
+                with index.lock:
+                    index.use_merged(merged, snapshot[-1])
+                saved += 1
+            finally:
+                index.saving.release()
+        return saved
 
     def _index(self, namespace: str) -> _NamespaceIndex:
         return self._namespaces.get(namespace)
 
     def _built(self, namespace: str) -> _NamespaceIndex:
+        if self._root is not None and (files := IndexFiles.of(self._root, namespace)).lexical_exist():
+            try:
+                index = self._from_saved(namespace, files)
+            except UnusableIndex as error:
+                log_event("lexical_index_rebuild", level=logging.WARNING, namespace=namespace, detail=str(error))
+                files.remove_lexical()
+            else:
+                if self._loaded_from_save is not None:
+                    self._loaded_from_save(namespace)
+                return index
         index = _NamespaceIndex()
-        for memory in self._load(namespace):
+        for memory in self._source.all(namespace):
             index.add(memory)
         return index
+
+    def _from_saved(self, namespace: str, files: IndexFiles) -> _NamespaceIndex:
+        """The saved index caught up with the store: memories deleted or edited since the save are dropped, and
+        those written since (or lost by a kill before the save) are added. Never trusted over the store."""
+        saved = lexical_files.load(files, namespace)
+        stored = self._source.digests(namespace)
+        stale = [memory_id for memory_id, digest in zip(saved.ids, saved.digests)
+                 if memory_id and stored.get(memory_id) != digest]
+        held = set(saved.ids) - set(stale) - {""}
+        missing = [memory_id for memory_id in stored if memory_id not in held]
+        if len(stale) + len(missing) > CATCH_UP_SHARE * max(len(stored), 1):
+            raise UnusableIndex(f"{len(missing)} memories missing and {len(stale)} deleted or edited since the save, "
+                                f"of {len(stored)}")
+        index = _NamespaceIndex(saved)
+        index.drop(stale)
+        for memory in self._source.some(namespace, missing):
+            index.add(memory)
+        return index
+
+
+class _WholeLoads:
+    """A source that can only read a namespace whole (an index that is never saved)."""
+
+    def __init__(self, load: Callable[[str], Iterable[IndexedMemory]]) -> None:
+        self.all = load
+
+    def digests(self, namespace: str) -> dict[str, str]:
+        raise NotImplementedError("this index is never saved")
+
+    def some(self, namespace: str, ids: Sequence[str]) -> Iterable[IndexedMemory]:
+        raise NotImplementedError("this index is never saved")

@@ -18,7 +18,11 @@ class Forgotten:
     memories: tuple[tuple[str, str], ...]
     facts_removed: int = 0
     replies_removed: int = 0
-    contexts_cleared: int = 0
+    cleared: tuple[str, ...] = ()  # other memories whose context quoted them, now cleared
+
+    @property
+    def contexts_cleared(self) -> int:
+        return len(self.cleared)
 
 
 def _holds_any(blob: bytes, needles: Sequence[bytes]) -> bool:
@@ -65,15 +69,16 @@ class CorrectionRepository:
             self._drop_orphan_entities(cursor, namespace, texts)
             cleared = self._clear_quotes(cursor, namespace, texts)
             replies = self._drop_replies(cursor, namespace, [*gone_ids, *texts])
-        return Forgotten(tuple(gone), len(facts), replies, cleared)
+        return Forgotten(tuple(gone), len(facts), replies, tuple(cleared))
 
     def forget_facts_of(self, memory_id: str, namespace: str) -> int:
         """Delete the facts a memory was the source of (an edit records them again from the new text)."""
         with self._db.transaction() as cursor:
             return len(self._drop_facts_of(cursor, [memory_id], namespace))
 
-    def scrub(self, namespace: str, texts: Sequence[str]) -> tuple[int, int]:
-        """(contexts cleared, replies deleted) for texts no longer to be kept anywhere: an edit that drops history."""
+    def scrub(self, namespace: str, texts: Sequence[str]) -> tuple[list[str], int]:
+        """(memories whose context was cleared, replies deleted) for texts no longer to be kept anywhere: an edit
+        that drops history."""
         with self._db.transaction() as cursor:
             return self._clear_quotes(cursor, namespace, texts), self._drop_replies(cursor, namespace, texts)
 
@@ -107,13 +112,14 @@ class CorrectionRepository:
             cursor.execute(f"DELETE FROM entities WHERE id IN {in_list(doomed)}", doomed)
 
     @staticmethod
-    def _clear_quotes(cursor, namespace: str, texts: Sequence[str]) -> int:
-        cleared = 0
+    def _clear_quotes(cursor, namespace: str, texts: Sequence[str]) -> list[str]:
+        """Clear the context of the namespace's memories that quote any of the texts; their ids."""
+        cleared: list[str] = []
         for text in dict.fromkeys(t for t in texts if t.strip()):
-            cleared += len(cursor.execute(
+            cleared += [memory_id for (memory_id,) in cursor.execute(
                 "UPDATE memories SET context = '' WHERE namespace = ? AND context <> '' AND contains(context, ?) "
-                "RETURNING id", [namespace, text]).fetchall())
-        return cleared
+                "RETURNING id", [namespace, text]).fetchall()]
+        return list(dict.fromkeys(cleared))
 
     @staticmethod
     def _drop_replies(cursor, namespace: str, texts: Sequence[str]) -> int:

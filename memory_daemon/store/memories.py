@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -63,6 +64,18 @@ def stored_vector(embedding: Sequence[float] | None) -> list[float] | None:
     if len(vector) != EMBEDDING_DIMENSIONS:
         raise ValueError(f"embedding has {len(vector)} dimensions, the store keeps {EMBEDDING_DIMENSIONS}")
     return vector
+
+
+# What a saved lexical index keeps of each memory, computed alike here (at write) and in SQL (at start): the
+# md5 of its content, context, tags and entities, joined by unit and record separators.
+INDEXED_DIGEST = ("md5(concat_ws(chr(31), content, context, array_to_string(tags, chr(30)), "
+                  "array_to_string(entities, chr(30))))")
+
+
+def indexed_digest(content: str, context: str, tags: Sequence[str], entities: Sequence[str]) -> str:
+    """INDEXED_DIGEST of one memory, in Python."""
+    joined = "\x1f".join((content, context, "\x1e".join(tags), "\x1e".join(entities)))
+    return hashlib.md5(joined.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
 def memory_row(values: Sequence) -> MemoryRow:
@@ -138,6 +151,15 @@ class MemoryRepository:
         ).fetchnumpy()
         ids, contents, successors = (list(columns[c]) for c in ("id", "content", "superseded_by"))
         return columns, ids, contents, {m: s for m, s in zip(ids, successors, strict=True) if isinstance(s, str)}
+
+    def indexed_digests(self, namespace: str) -> dict[str, str]:
+        """Memory id -> INDEXED_DIGEST, for each memory of the namespace, oldest first (a saved lexical index is
+        checked against these at start)."""
+        columns = self._db.cursor().execute(
+            f"SELECT id, {INDEXED_DIGEST} AS digest FROM memories WHERE namespace = ? ORDER BY created_at",
+            [namespace],
+        ).fetchnumpy()
+        return dict(zip(columns["id"].tolist(), columns["digest"].tolist()))
 
     def embeddings_of(self, namespace: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored embedding of each of these ids that the namespace holds (in chunks, each one IN list)."""
