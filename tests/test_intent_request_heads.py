@@ -89,14 +89,14 @@ def test_request_splits_are_whole_families_of_the_handwritten_files():
     train, val = _rows("requests_train.jsonl"), _rows("requests_val.jsonl")
     source = _rows("requests_handwritten.jsonl")
     split_too = (_rows("requests_added_2.jsonl") + _scored_heldout_rows() + _rows("requests_composed.jsonl")
-                 + _rows("requests_contrasts.jsonl"))
+                 + _rows("requests_contrasts.jsonl") + _rows("requests_contrasts_2.jsonl"))
     added = _rows("requests_added.jsonl")  # train only
     assert not {r["family"] for r in train} & {r["family"] for r in val}
     assert len({r["family"] for r in source} | {r["family"] for r in added} | {r["family"] for r in split_too}) == \
         len({r["family"] for r in source}) + len({r["family"] for r in added}) + len({r["family"] for r in split_too})
     assert sorted(map(json.dumps, train + val)) == sorted(map(json.dumps, source + added + split_too))
     assert {json.dumps(r) for r in added} <= {json.dumps(r) for r in train}
-    assert 0.10 <= len(val) / len(source + split_too) <= 0.20
+    assert 0.10 <= len(val) / len(source + split_too) <= 0.22  # request_data.VAL_PERCENT of the families
 
 
 def test_the_composed_rows_are_what_compose_requests_writes():

@@ -40,16 +40,19 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # so it is a development set too. v6 (save requests and timelines only) was frozen after that and scored once; its
 # save requests joined the heads' fourteenth round and its timelines relation run 13, so it is training data now. v8
 # (save requests and timelines; v7 held timelines only) was frozen before those two; the request targets are judged on
-# it. No pair split has been written since v5, so the dedup targets are still printed against v5, marked as the
-# development set it now is.
+# it. v8's save requests then joined the heads' fifteenth round; v9 (save requests only) was frozen before that round
+# and scored once with its model, then read again to compare it with the fourteenth round's model and to list its
+# errors, so it is a development set now; no unseen request split remains. No pair split has been written since v5, so
+# the dedup targets are still printed against v5, marked as the development set it now is.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
 V6 = HeldOutSplit(6, "heldout_6", "_6", "scored; now training data")
-V8 = HeldOutSplit(8, "heldout_8", "_8", "")
-REQUESTS_JUDGED = V8
+V8 = HeldOutSplit(8, "heldout_8", "_8", "requests: now training data; timelines: not scored yet")
+V9 = HeldOutSplit(9, "heldout_9", "_9", "scored once; read since: a development set now")
+REQUESTS_JUDGED = V9
 PAIRS_JUDGED = V5
-SPLITS = (V1, V2, V3, V4, V5, V6, V8)
+SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9)
 
 
 def split_files(stem: str) -> list[tuple[str, Path]]:

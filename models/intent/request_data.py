@@ -28,9 +28,13 @@ COMPOSED = DATA / "requests_composed.jsonl"
 # word about the task at hand, someone else or everyday life): per family, hard negatives beside the save request
 # that differs from them only in asking to keep the information; split by family like the hand-written source.
 CONTRASTS = DATA / "requests_contrasts.jsonl"
+# A second helper's contrasts, for the fifteenth round (another fresh helper, from a brief naming six kinds of hard
+# negative: the task at hand, a file or document, this conversation only, someone else, everyday life, how-to
+# questions): 100 families of 3 negatives beside 2 requests; family names prefixed "rc2-".
+CONTRASTS_2 = DATA / "requests_contrasts_2.jsonl"
 REQUEST_SPLITS = {"requests_train": DATA / "requests_train.jsonl", "requests_val": DATA / "requests_val.jsonl"}
 # The frozen held-out split: its texts are dropped from training (count only) and scored once, by the lead.
-HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout_8" / "save_requests_test_8.jsonl",)
+HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout_9" / "save_requests_test_9.jsonl",)
 # Held-out splits already scored once and reported. Written by other hands than ours, they are now data: each line
 # is its own family (each was written on its own), split like the rest, so validation also holds their forms.
 SCORED_HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout" / "save_requests_test.jsonl",
@@ -38,8 +42,9 @@ SCORED_HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout" / "save_requ
                   HERE.parent.parent / "tests" / "data" / "heldout_3" / "save_requests_test_3.jsonl",
                   HERE.parent.parent / "tests" / "data" / "heldout_4" / "save_requests_test_4.jsonl",
                   HERE.parent.parent / "tests" / "data" / "heldout_5" / "save_requests_test_5.jsonl",
-                  HERE.parent.parent / "tests" / "data" / "heldout_6" / "save_requests_test_6.jsonl")
-VAL_PERCENT = 22  # of families; 22 of 154 families hold 209 of 1,451 rows (14.4 %)
+                  HERE.parent.parent / "tests" / "data" / "heldout_6" / "save_requests_test_6.jsonl",
+                  HERE.parent.parent / "tests" / "data" / "heldout_8" / "save_requests_test_8.jsonl")
+VAL_PERCENT = 22  # of families, by their name's hash; in round 15, 585 of 2,782 families held 1,426 of 7,168 rows (19.9 %)
 HEADS = ("save_request", "recall_request")
 
 # Words that can make a message a request to store something. A text from the intent dataset that contains none
@@ -135,7 +140,7 @@ def scored_heldout_lines(paths: tuple[Path, ...] = SCORED_HELDOUT) -> list[str]:
 
 
 def write_split(source: Path = SOURCE, added: Path = ADDED, added_split: Path = ADDED_SPLIT,
-                composed: Path = COMPOSED, contrasts: Path = CONTRASTS) -> dict[str, int]:
+                composed: Path = COMPOSED, contrasts: tuple[Path, ...] = (CONTRASTS, CONTRASTS_2)) -> dict[str, int]:
     """Write requests_train.jsonl and requests_val.jsonl, whole families each, in the source's line order; then
     every line of `added` (if present) to requests_train; then `added_split`'s lines (if present), by family; then
     the scored held-out splits' lines, by family; then the composed rows and the contrasts (if present), by family."""
@@ -152,7 +157,7 @@ def write_split(source: Path = SOURCE, added: Path = ADDED, added_split: Path = 
     if added_split.is_file():
         split_by_family(added_split.read_text(encoding="utf-8").splitlines())
     split_by_family(scored_heldout_lines())
-    for path in (composed, contrasts):
+    for path in (composed, *contrasts):
         if path.is_file():
             split_by_family(path.read_text(encoding="utf-8").splitlines())
     for name, part in parts.items():
