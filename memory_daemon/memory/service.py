@@ -6,6 +6,7 @@ import functools
 import os
 import re
 import threading
+import time
 import uuid
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -116,6 +117,9 @@ def indexed(row: MemoryRow) -> IndexedMemory:
                          indexed_digest(row.content, row.context, row.tags, row.entities))
 
 
+FILL_DELAY_SECONDS = 3.0
+
+
 class _StoredMemories:
     """The lexical index's view of the store; every row it reads also fills the row cache."""
 
@@ -143,9 +147,11 @@ class _StoredMemories:
 
     def fill_rows_in_background(self, namespace: str) -> None:
         """A namespace whose index came from its save has no rows cached yet: read them in bulk behind the first
-        searches (which fetch their own few meanwhile)."""
+        searches, which fetch their own few meanwhile. The read waits FILL_DELAY_SECONDS first: turning 100,000
+        rows into objects holds the interpreter for seconds, which the first search after a start would wait for."""
         def fill() -> None:
             run_in_background()
+            time.sleep(FILL_DELAY_SECONDS)
             self._rows.fill(lambda: self._repository.all_in(namespace))
 
         threading.Thread(target=fill, name="cortexd-row-cache", daemon=True).start()
