@@ -118,7 +118,7 @@ class ActivationPipeline:
         from preprocessing.relation_model import RELATION_MODEL, RelationModel
 
         try:
-            # The encoder first: a search needs only it (embed() waits for it alone), so a restarted daemon answers
+            # The encoder first: a search needs only it (embed_for_search), so a restarted daemon answers
             # searches while spaCy, slow to load, and the classifiers are still loading.
             try:
                 if self.settings.encoder:
@@ -201,7 +201,13 @@ class ActivationPipeline:
             forget_pairs(needles)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:
-        """The texts' sentence embeddings (None without an encoder), as soon as the encoder is loaded."""
+        """The texts' sentence embeddings (None without an encoder), once every model is loaded: a write embeds its
+        texts and then reads them with the other models (duplicates and updates need the relation model)."""
+        self.wait_loaded()
+        return self.encoder.encode(list(texts)) if self.encoder is not None and texts else None
+
+    def embed_for_search(self, texts: Sequence[str]) -> np.ndarray | None:
+        """embed() as soon as the encoder alone is loaded: all a search needs."""
         if not self._encoder_loaded.wait(MODEL_LOAD_TIMEOUT_SECONDS):
             raise Unavailable("models are still loading; retry in a moment")
         return self.encoder.encode(list(texts)) if self.encoder is not None and texts else None

@@ -261,7 +261,7 @@ class MemoryService:
         with self._query_vectors_lock:
             vector = self._query_vectors.get(text)
         if vector is None:
-            vectors = self._activation.embed([text])
+            vectors = self._activation.embed_for_search([text])
             if vectors is None:
                 return None
             vector = vectors[0]
