@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 import threading
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from memory_daemon.core.config import Limits
+from memory_daemon.core.logs import log_event
 from memory_daemon.core.secrets import SecretFilter
 from memory_daemon.activation.analyzer import ActivationPipeline, Analysis
 from memory_daemon.core.errors import InvalidArgument, NotFound, Unavailable, known_fault
@@ -152,7 +154,10 @@ class _StoredMemories:
         def fill() -> None:
             run_in_background()
             time.sleep(FILL_DELAY_SECONDS)
-            self._rows.fill(lambda: self._repository.all_in(namespace))
+            try:
+                self._rows.fill(lambda: self._repository.all_in(namespace))
+            except Exception as error:  # noqa: BLE001 - the daemon stopping, say: searches fetch their own rows
+                log_event("row_cache_not_filled", level=logging.WARNING, namespace=namespace, detail=str(error))
 
         threading.Thread(target=fill, name="cortexd-row-cache", daemon=True).start()
 
