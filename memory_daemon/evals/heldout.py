@@ -42,7 +42,8 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # (save requests and timelines; v7 held timelines only) was frozen before those two; the request targets are judged on
 # it. v8's save requests then joined the heads' fifteenth round; v9 (save requests only) was frozen before that round
 # and scored once with its model, then read again to compare it with the fourteenth round's model and to list its
-# errors, so it is a development set now; no unseen request split remains. No pair split has been written since v5, so
+# errors, so it is a development set now; no unseen request split remains. v10 (timelines only) was frozen after
+# v8's timelines were read, and is not scored yet: `cortexd eval timelines tests/data/heldout_10/timelines_test_10.jsonl`. No pair split has been written since v5, so
 # the dedup targets are still printed against v5, marked as the development set it now is.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
