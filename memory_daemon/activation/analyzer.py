@@ -204,7 +204,7 @@ class ActivationPipeline:
         """The texts' sentence embeddings (None without an encoder), once every model is loaded: a write embeds its
         texts and then reads them with the other models (duplicates and updates need the relation model)."""
         self.wait_loaded()
-        return self.encoder.encode(list(texts)) if self.encoder is not None and texts else None
+        return self.embed_for_search(texts)
 
     def embed_for_search(self, texts: Sequence[str]) -> np.ndarray | None:
         """embed() as soon as the encoder alone is loaded: all a search needs."""

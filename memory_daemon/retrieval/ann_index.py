@@ -25,6 +25,17 @@ class UnusableIndex(Exception):
     """A saved index that is missing, unreadable, of another format, or out of step with its own manifest."""
 
 
+# A saved index further behind the store than this share of its rows is rebuilt rather than caught up row by row.
+CATCH_UP_SHARE = 0.25
+
+
+def refuse_if_far_behind(missing: int, stale: int, stored: int, rows: str) -> None:
+    """UnusableIndex when more than CATCH_UP_SHARE of the store's `stored` rows would have to be caught up: `missing`
+    written since the save, `stale` deleted or edited since."""
+    if missing + stale > CATCH_UP_SHARE * max(stored, 1):
+        raise UnusableIndex(f"{missing} {rows} missing and {stale} deleted or edited since the save, of {stored}")
+
+
 @dataclass(frozen=True)
 class IndexFiles:
     """Where one namespace's saved graph and its manifest (the memory id behind each key) live."""

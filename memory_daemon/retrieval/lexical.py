@@ -17,7 +17,7 @@ import numpy as np
 
 from memory_daemon.core.logs import log_event
 from memory_daemon.retrieval import lexical_files
-from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex
+from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, refuse_if_far_behind
 from memory_daemon.retrieval.lexical_files import SavedPostings
 from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 from memory_daemon.retrieval.postings import DOC, Postings
@@ -30,8 +30,6 @@ COMMON_SHARE = 0.1  # a query term in more than this share of a namespace's memo
 COMMON_MIN_DOCS = 5_000
 CANDIDATES_PER_HIT = 20  # common terms re-rank this many of the rarer terms' best matches per requested hit
 MIN_CANDIDATES = 1_000
-# A saved index further behind the store than this share of its memories is rebuilt rather than caught up.
-CATCH_UP_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -154,17 +152,18 @@ class _NamespaceIndex:
         numbers = self.base_entity_keys[self.base_entity_offsets[doc]: self.base_entity_offsets[doc + 1]]
         return tuple(self.base_entities.keys[n] for n in numbers)
 
-    def snapshot(self) -> tuple[int, dict, dict, dict, np.ndarray, list[str], list[str], int]:
+    def snapshot(self) -> tuple[dict, dict, dict, np.ndarray, list[str], list[str], int]:
         """What a save merges, copied under the lock so that writes go on while it is merged and written."""
-        return (self.size, {t: (list(d), list(f)) for t, (d, f) in self.postings.items()},
+        return ({t: (list(d), list(f)) for t, (d, f) in self.postings.items()},
                 {k: list(v) for k, v in self.identifiers.items()}, {k: list(v) for k, v in self.by_entity.items()},
                 self.lengths[: self.size].copy(), list(self.ids), list(self.digests), self.unsaved)
 
     def merged(self, snapshot) -> SavedPostings:
         """The snapshot's documents as flat arrays (no lock needed: the base is never changed in place)."""
-        size, added_terms, added_identifiers, added_entities, lengths, ids, digests, _unsaved = snapshot
+        added_terms, added_identifiers, added_entities, lengths, ids, digests, _unsaved = snapshot
         return SavedPostings(
-            self.base_terms.merged({t: d for t, (d, _f) in added_terms.items()}, {t: f for t, (_d, f) in added_terms.items()}),
+            self.base_terms.merged({t: d for t, (d, _f) in added_terms.items()},
+                                   {t: f for t, (_d, f) in added_terms.items()}),
             self.base_identifiers.merged(added_identifiers), self.base_entities.merged(added_entities),
             lengths, ids, digests)
 
@@ -295,7 +294,8 @@ class LexicalIndex:
             index = self._index(namespace)
             with index.lock:
                 for key in keys:
-                    if index.entity_count(key) and (not max_memories or index.entity_count(key) <= max_memories):
+                    count = index.entity_count(key)
+                    if count and (not max_memories or count <= max_memories):
                         docs = index.entity_docs(key)
                         if docs:
                             found.setdefault(key, set()).update(index.ids[d] for d in docs)
@@ -408,9 +408,7 @@ class LexicalIndex:
                  if memory_id and stored.get(memory_id) != digest]
         held = set(saved.ids) - set(stale) - {""}
         missing = [memory_id for memory_id in stored if memory_id not in held]
-        if len(stale) + len(missing) > CATCH_UP_SHARE * max(len(stored), 1):
-            raise UnusableIndex(f"{len(missing)} memories missing and {len(stale)} deleted or edited since the save, "
-                                f"of {len(stored)}")
+        refuse_if_far_behind(len(missing), len(stale), len(stored), "memories")
         index = _NamespaceIndex(saved)
         index.drop(stale)
         for memory in self._source.some(namespace, missing):

@@ -12,12 +12,10 @@ from pathlib import Path
 import numpy as np
 
 from memory_daemon.core.logs import log_event
-from memory_daemon.retrieval.ann_index import AnnIndex, IndexFiles, UnusableIndex, text_digest
+from memory_daemon.retrieval.ann_index import AnnIndex, IndexFiles, UnusableIndex, refuse_if_far_behind, text_digest
 from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 
 DIMENSIONS = 384
-# A saved graph further behind the store than this share of its rows is rebuilt rather than caught up row by row.
-CATCH_UP_SHARE = 0.25
 EXACT, GRAPH, BUILDING = "exact", "graph", "building"
 
 
@@ -306,9 +304,7 @@ class VectorIndex:
                  if memory_id and (memory_id not in text_of or text_digest(text_of[memory_id]) != digest)]
         held = {m for m in saved_ids if m} - {saved_ids[i] for i in stale}
         missing = [memory_id for memory_id in ids if memory_id not in held]
-        if len(stale) + len(missing) > CATCH_UP_SHARE * max(len(ids), 1):
-            raise UnusableIndex(f"{len(missing)} rows missing and {len(stale)} deleted or edited since the save, "
-                                f"of {len(ids)}")
+        refuse_if_far_behind(len(missing), len(stale), len(ids), "rows")
         vectors = _NamespaceVectors(list(saved_ids), [text_of.get(m, "") for m in saved_ids], None, superseded, graph)
         vectors.position = {m: i for i, m in enumerate(saved_ids) if m in held}
         vectors.digests = [digest if memory_id in held else "" for memory_id, digest in zip(saved_ids, digests)]
