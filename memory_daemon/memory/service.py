@@ -119,7 +119,7 @@ def indexed(row: MemoryRow) -> IndexedMemory:
                          indexed_digest(row.content, row.context, row.tags, row.entities))
 
 
-FILL_DELAY_SECONDS = 3.0
+FILL_DELAY_SECONDS = 1.0
 
 
 class _StoredMemories:
@@ -130,6 +130,8 @@ class _StoredMemories:
     def __init__(self, repository: MemoryRepository, rows: RowCache) -> None:
         self._repository = repository
         self._rows = rows
+        self._unfilled: set[str] = set()  # namespaces loaded from a save whose rows wait for their first search
+        self._unfilled_lock = threading.Lock()
 
     def all(self, namespace: str) -> list[IndexedMemory]:
         rows = self._repository.all_in(namespace)
@@ -148,9 +150,22 @@ class _StoredMemories:
         return found
 
     def fill_rows_in_background(self, namespace: str) -> None:
-        """A namespace whose index came from its save has no rows cached yet: read them in bulk behind the first
-        searches, which fetch their own few meanwhile. The read waits FILL_DELAY_SECONDS first: turning 100,000
-        rows into objects holds the interpreter for seconds, which the first search after a start would wait for."""
+        """A namespace whose index came from its save has no rows cached yet: read them in bulk once its first
+        search has been answered (fill_after_search), while searches fetch their own few meanwhile. Turning 100,000
+        rows into objects holds the interpreter for seconds, which that first search, still loading the vector
+        index, would otherwise wait for."""
+        with self._unfilled_lock:
+            self._unfilled.add(namespace)
+
+    def fill_after_search(self, namespaces: Iterable[str]) -> None:
+        """Start the bulk read of the searched namespaces still waiting for one, FILL_DELAY_SECONDS from now."""
+        with self._unfilled_lock:
+            due = [n for n in namespaces if n in self._unfilled]
+            self._unfilled.difference_update(due)
+        for namespace in due:
+            self._fill_in_background(namespace)
+
+    def _fill_in_background(self, namespace: str) -> None:
         def fill() -> None:
             run_in_background()
             time.sleep(FILL_DELAY_SECONDS)
@@ -237,7 +252,7 @@ class MemoryService:
                                     repository.embedded_rows, repository.embeddings_of)
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
-        stored = _StoredMemories(repository, self._rows)
+        stored = self._stored_memories = _StoredMemories(repository, self._rows)
         self._lexical = LexicalIndex(stored, index_root, retrieval.lexical_save_from, stored.fill_rows_in_background)
         self._query_vectors: dict[str, object] = {}  # query text -> read-only embedding, oldest first
         self._query_vectors_lock = threading.Lock()
@@ -443,7 +458,9 @@ class MemoryService:
                                                include_history, entity))
 
     def retrieve(self, query: SearchQuery) -> list[ScoredMemory]:
-        return self._retriever.search(query)
+        found = self._retriever.search(query)
+        self._stored_memories.fill_after_search(query.namespaces)
+        return found
 
     def lexical_query_weight(self, query: SearchQuery) -> float:
         """The BM25 score of a perfect match for the query over these memories (to compare with other indexes)."""
