@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,7 @@ import numpy as np
 
 from memory_daemon.core.config import ActivationSettings
 from memory_daemon.core.errors import Unavailable
+from memory_daemon.core.logs import log_event
 from memory_daemon.core.priority import in_background, run_in_background
 from preprocessing.context import ConversationContext
 from preprocessing.dedup import (
@@ -95,6 +97,7 @@ class ActivationPipeline:
         self.extractor: EntityExtractor | None = None
         self.encoder = None
         self.intent_model = None
+        self.relevance_model = None
         self.tagger: TagSuggester | None = None
         self.statuses: list[ModelStatus] = []
         self._loaded = threading.Event()
@@ -116,6 +119,7 @@ class ActivationPipeline:
         from preprocessing.encoder import ENCODER_MODEL, SentenceEncoder
         from preprocessing.intent_model import INTENT_MODEL, IntentModel
         from preprocessing.relation_model import RELATION_MODEL, RelationModel
+        from preprocessing.relevance_model import RELEVANCE_MODEL, RelevanceModel
 
         try:
             # The encoder first: a search needs only it (embed_for_search), so a restarted daemon answers
@@ -151,6 +155,15 @@ class ActivationPipeline:
                     self.dedup = RelationJudge(model, states_change=self.states_change)
                 else:
                     status.detail += "; duplicates and updates come from the cosine-and-word-rule fallback"
+                self.statuses.append(status)
+            if self.settings.relevance_model:
+                self.relevance_model, status = timed_load("relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)",
+                                                          str(models_dir() / RELEVANCE_MODEL),
+                                                          lambda: RelevanceModel.load(threads=RELATION_THREADS))
+                if status.ok:
+                    status.sha256 = manifest_digest(RELEVANCE_MODEL, "model_int8.onnx")
+                else:
+                    status.detail += "; compile_context's on-topic check is the cosine rule alone"
                 self.statuses.append(status)
             if self.encoder is not None and self.settings.tags:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
@@ -205,6 +218,18 @@ class ActivationPipeline:
         texts and then reads them with the other models (duplicates and updates need the relation model)."""
         self.wait_loaded()
         return self.embed_for_search(texts)
+
+    def on_topic(self, query: str, texts: Sequence[str]) -> list[bool] | None:
+        """Whether the relevance model reads each text as about what `query` asks or needs; None while the models
+        load, when the model is off or missing, or if it fails (the caller's rule decides then)."""
+        model = self.relevance_model if self._loaded.is_set() else None
+        if model is None or not texts:
+            return None
+        try:
+            return model.on_topic(query, texts)
+        except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
+            log_event("relevance_model_failed", level=logging.WARNING, error=repr(error))
+            return None
 
     def embed_for_search(self, texts: Sequence[str]) -> np.ndarray | None:
         """embed() as soon as the encoder alone is loaded: all a search needs."""

@@ -210,7 +210,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     memories = MemoryService(repository, settings.limits, activation, graph, settings.retrieval, sessions, secrets,
                              index_root=settings.data_dir / INDEX_DIR)
     search = unified_search(memories, database, activation.embed_for_search, settings.retrieval, graph)
-    compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions)
+    compiler = ContextCompiler(memories, graph, search, working_memory_lines(sessions), decisions, activation.on_topic)
     rpcs = RpcTable(MemoryRpc(memories, database, settings.listen, graph, compiler, search), GraphRpc(graph),
                     DecisionRpc(decisions))
     runner = BlockingRunner(settings.worker_threads)

@@ -28,6 +28,8 @@ TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "S
 HEADER = "# Context for: {task}\n"
 MAX_LINE_CHARS = 400
 SEARCH_DEPTH = 20  # hits of one search (memories, episodes and decisions) considered for tier 2
+# The best hits the cosine rule turned away that the relevance model reads again, in one batch (4 to 5 ms a pair).
+RELEVANCE_DEPTH = 4
 INVARIANT_BONUS = 0.2  # an invariant is a rule the task must not break: it counts for more than its match
 
 
@@ -101,8 +103,11 @@ class ContextCompiler:
 
     def __init__(self, memories: MemoryService, graph: GraphService, search: UnifiedSearch,
                  working_memory: Callable[[str, str], Sequence[ContextLine]] | None = None,
-                 decisions: DecisionLog | None = None) -> None:
+                 decisions: DecisionLog | None = None,
+                 on_topic: Callable[[str, Sequence[str]], list[bool] | None] | None = None) -> None:
         self._memories = memories
+        # The relevance model's verdict on (task, texts), or None when it cannot answer: then the rule decides.
+        self._on_topic_model = on_topic
         self._search = search
         self._graph = graph
         self._working_memory = working_memory
@@ -145,10 +150,8 @@ class ContextCompiler:
         relevant as its fused score against the best; a decision shows its outcome, an invariant counts for more."""
         kinds = ("memory", "episode", "decision") if self._decisions is not None else ("memory", "episode")
         query = self._memories.search_query(namespace, task, SEARCH_DEPTH, (), "", "")
-        task_identifiers = set(identifiers(task))
-        hits = [h for h in self._search.search(query, kinds, episode_kinds)
-                if _on_topic(h.signal_scores, _text_of(h), task_identifiers)
-                and (h.kind != "memory" or h.row.superseded_by is None)]
+        hits = self._on_topic_hits(task, [h for h in self._search.search(query, kinds, episode_kinds)
+                                          if h.kind != "memory" or h.row.superseded_by is None])
         if not hits:
             return []
         best = max(h.score for h in hits)
@@ -168,6 +171,18 @@ class ContextCompiler:
                 outcome = "" if row.outcome_recorded_at is None else (" (worked)" if row.was_successful else " (did not work)")
                 lines.append(ContextLine(2, "decision", row.id, f"- {_clip(row.summary)}{outcome} [DEC:{row.id}]", relevance))
         return lines
+
+    def _on_topic_hits(self, task: str, hits: list[SearchResult]) -> list[SearchResult]:
+        """The hits the cosine rule keeps, and those of the best RELEVANCE_DEPTH it turns away that the relevance
+        model reads as about the task (a paraphrased question shares no word and often has a cosine under 0.45)."""
+        task_identifiers = set(identifiers(task))
+        kept = [_on_topic(h.signal_scores, _text_of(h), task_identifiers) for h in hits]
+        doubtful = [i for i, keep in enumerate(kept) if not keep][:RELEVANCE_DEPTH]
+        if doubtful and self._on_topic_model is not None:
+            verdicts = self._on_topic_model(task, [_text_of(hits[i]) for i in doubtful])
+            for i, verdict in zip(doubtful, verdicts or ()):
+                kept[i] = verdict
+        return [h for h, keep in zip(hits, kept) if keep]
 
     def _fact_lines(self, namespace: str, task: str) -> list[ContextLine]:
         """Active facts about the task's entities (superseded and retracted facts are never candidates)."""

@@ -1,0 +1,65 @@
+"""compile_context through a real proxy: a question that shares no word with its answer still finds it (the relevance
+model), an unrelated task finds nothing, and without the model the cosine rule alone decides and the daemon says so."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import Daemon, mcp_session
+from preprocessing.registry import models_dir
+
+pytestmark = pytest.mark.anyio
+
+# Written for this test; none is in the relevance model's training data (test_relevance_model checks its own pairs).
+MEMORIES = [
+    "my GP is Dr. Anneke Vos at the Lindenplein practice",
+    "My sister Ilka lives in Ghent and works as a nurse.",
+    "The payments API returns 429 once a client sends more than 50 requests a second.",
+    "Our team retro is every other Thursday at 4pm.",
+]
+QUESTION = "Who is my family doctor?"  # no content word in common with its answer, MEMORIES[0]
+FOREIGN = "which wine goes with grilled trout?"
+
+
+def payload(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def _context_of(host, task: str) -> list[str]:
+    reply = payload(await host.call_tool("compile_context", {"task": task, "max_tokens": 350}))
+    return [item["text"] for item in reply.get("items", []) if item["kind"] == "memory"]
+
+
+async def _save_all(host) -> None:
+    for text in MEMORIES:
+        payload(await host.call_tool("save_memory", {"content": text}))
+
+
+async def test_a_paraphrased_question_gets_its_answer_and_a_foreign_one_gets_nothing(module_daemon):
+    async with mcp_session(module_daemon.address, "relevance-ctx") as host:
+        await _save_all(host)
+        lines = await _context_of(host, QUESTION)
+        assert any("Anneke Vos" in line for line in lines), lines
+        assert not any("429" in line or "Ilka" in line for line in lines), lines
+        assert await _context_of(host, FOREIGN) == []
+
+
+async def test_without_the_relevance_model_the_rule_decides_and_the_daemon_says_so(workdir):
+    without = workdir / "models"
+    shutil.copytree(models_dir(), without, ignore=shutil.ignore_patterns("relevance"))
+    daemon = Daemon(workdir, env={**os.environ, "CORTEXD_MODELS_DIR": str(without)}).start()
+    try:
+        async with mcp_session(daemon.address, "relevance-missing") as host:
+            await _save_all(host)
+            lines = await _context_of(host, QUESTION)  # answers; the paraphrase is beyond the cosine rule
+            assert not any("Anneke Vos" in line for line in lines), lines
+            assert any("Anneke Vos" in line for line in await _context_of(host, "which GP practice is Dr. Anneke Vos at?"))
+            reply = payload(await host.call_tool("analyze_message", {"message": "the GP surgery was closed again today"}))
+            assert [d for d in reply["degraded"] if "relevance model" in d and "cosine rule" in d]
+    finally:
+        daemon.stop()
