@@ -2,11 +2,13 @@
 
 # Usage (runtime venv, no torch):  .venv/bin/python models/relevance/evaluate.py [--fp32 ONNX] [--test]
 # The threshold is the lowest at which val's false-positive rate is at most MAX_VAL_FALSE_POSITIVES. compile_context
-# asks the model only about hits its cosine rule turned away. At 0.03 (the first rule, chosen before any measurement)
-# the threshold was 0.982 and the current memory entered the context for 0.800 / 0.850 of held-out v8 / v7's
-# timelines (development sets), with a memory in 0.017 / 0.017 of contexts compiled for a foreign question; at 0.10,
-# 0.800 / 0.917 with 0.017 / 0.033 (/tmp-only measurement; README, Context). --test also scores the frozen test
-# split (tests/data/relevance/), once, at the end of a round.
+# asks the model only about hits its cosine rule turned away. The first rule, 0.03 (chosen before any measurement,
+# threshold 0.982), was loosened to 0.10 (0.847) on held-out v7 and v8's timelines (development sets), where it put
+# the current memory in more contexts (v7 0.850 -> 0.917) for little leakage; held-out v10, scored once with 0.10,
+# showed the cost: a memory in the context of a foreign question for 0.133 of its scenarios (0.067 without the model;
+# 0.067 at 0.03, with the current memory in 0.817 of contexts against 0.833 at 0.10 and 0.750 without). Back to 0.03:
+# a context the hooks put before every prompt must not fill up with look-alikes. v10 is a development set since.
+# --test also scores the frozen test split (tests/data/relevance/), once, at the end of a round.
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from preprocessing.registry import sha256_of  # noqa: E402
 from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE  # noqa: E402
 from preprocessing.relevance_model import RelevanceModel  # noqa: E402
 
-MAX_VAL_FALSE_POSITIVES = 0.10
+MAX_VAL_FALSE_POSITIVES = 0.03
 
 
 def choose_threshold(scores: list[float], gold: list[bool]) -> float:
