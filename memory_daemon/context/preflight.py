@@ -28,8 +28,12 @@ TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "S
 HEADER = "# Context for: {task}\n"
 MAX_LINE_CHARS = 400
 SEARCH_DEPTH = 20  # hits of one search (memories, episodes and decisions) considered for tier 2
-# The best hits the cosine rule turned away that the relevance model reads again, in one batch (4 to 5 ms a pair).
+# The best hits the cosine rule turned away that the relevance model reads again, in one batch (4 to 5 ms a pair,
+# more on a busy machine), and only when the rule kept fewer than RELEVANCE_WHEN_FEWER hits: the model is there for
+# the question whose answer shares no word with it, and a context the rule already filled would pay for it on every
+# call (a 10k store's compile_context p50 went from 15 to 66 ms with the model asked every time).
 RELEVANCE_DEPTH = 4
+RELEVANCE_WHEN_FEWER = 3
 INVARIANT_BONUS = 0.2  # an invariant is a rule the task must not break: it counts for more than its match
 
 
@@ -173,12 +177,13 @@ class ContextCompiler:
         return lines
 
     def _on_topic_hits(self, task: str, hits: list[SearchResult]) -> list[SearchResult]:
-        """The hits the cosine rule keeps, and those of the best RELEVANCE_DEPTH it turns away that the relevance
-        model reads as about the task (a paraphrased question shares no word and often has a cosine under 0.45)."""
+        """The hits the cosine rule keeps and, when it kept few, those of the best RELEVANCE_DEPTH it turns away that
+        the relevance model reads as about the task (a paraphrased question shares no word and often has a cosine
+        under 0.45)."""
         task_identifiers = set(identifiers(task))
         kept = [_on_topic(h.signal_scores, _text_of(h), task_identifiers) for h in hits]
         doubtful = [i for i, keep in enumerate(kept) if not keep][:RELEVANCE_DEPTH]
-        if doubtful and self._on_topic_model is not None:
+        if doubtful and sum(kept) < RELEVANCE_WHEN_FEWER and self._on_topic_model is not None:
             verdicts = self._on_topic_model(task, [_text_of(hits[i]) for i in doubtful])
             for i, verdict in zip(doubtful, verdicts or ()):
                 kept[i] = verdict
