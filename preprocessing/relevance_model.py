@@ -11,6 +11,9 @@ from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE, RelationMod
 RELEVANCE_MODEL = "relevance"
 # The model's output order; models/relevance/data/DATASET.md defines each label.
 LABELS = ("OFF_TOPIC", "RELEVANT")
+# The rule the model backs up: compile_context counts a hit with no word of the task in common on topic from this
+# cosine (memory_daemon/context/preflight.py); `cortexd eval relevance` scores the rule beside the model.
+MIN_DENSE_ON_TOPIC = 0.45
 
 
 class RelevanceModel:

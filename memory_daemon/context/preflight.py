@@ -15,13 +15,13 @@ from memory_daemon.memory.service import MemoryService
 from memory_daemon.store.graph import EpisodeRow, FactRow
 from memory_daemon.core.timefmt import format_iso
 from memory_daemon.context.unified_search import SearchResult, UnifiedSearch
+from preprocessing.relevance_model import MIN_DENSE_ON_TOPIC
 from preprocessing.terms import identifiers, query_terms, salient_keys
 
 DEFAULT_BUDGET = 350
 MIN_BUDGET, MAX_BUDGET = 50, 8000
 TOKEN_ESTIMATOR = "ceil(characters / 4), counted on every line including headings"
 MIN_RELEVANCE = 0.35  # share of the best match's fused score a memory needs to enter tier 2
-MIN_DENSE_ON_TOPIC = 0.45  # cosine at which a memory with no word of the task in common still counts as on topic
 MIN_DENSE_WITH_WORDS = 0.3  # cosine a memory sharing words with the task needs, unless it shares an identifier
 TIER_WEIGHT = {1: 3.0, 2: 1.0, 3: 0.6}
 TIER_TITLE = {1: "Working memory (this session)", 2: "Relevant knowledge", 3: "Session summary"}

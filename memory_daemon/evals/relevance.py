@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from preprocessing.relevance_model import LABELS
+from preprocessing.relevance_model import LABELS, MIN_DENSE_ON_TOPIC
 
 REPO = Path(__file__).resolve().parents[2]
 VALIDATION = REPO / "models" / "relevance" / "data" / "val.jsonl"
@@ -99,7 +99,6 @@ def cosine_scores(encoder, pairs: Sequence[RelevancePair]) -> list[float]:
 
 def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
     """Each pair file scored by the shipped model at its manifest threshold and by compile_context's cosine rule."""
-    from memory_daemon.context.preflight import MIN_DENSE_ON_TOPIC
     from preprocessing.encoder import SentenceEncoder
     from preprocessing.registry import verified_model
     from preprocessing.relevance_model import RELEVANCE_MODEL, RelevanceModel
