@@ -42,6 +42,8 @@ def test_eval_timelines_scores_a_file_and_reports_every_measure(tmp_path):
     assert change["context: superseded in"] == 0.0 and change["context: current in"] == 1.0
     assert control["current@1"] == 1.0 and "stale_above_current" not in control
     assert result["overall"]["context: within budget"] == 1.0
+    # Each namespace also compiles the other scenario's question: the dentist is not about deploys, and back.
+    assert result["overall"]["context: foreign question given a memory"] == 0.0
 
 
 def test_eval_timelines_names_a_missing_file(tmp_path):

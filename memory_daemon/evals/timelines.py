@@ -28,8 +28,10 @@ def _external_ids(client) -> dict[str, str]:
     return {m.id: m.external_id or m.id for m in exported_memories(client)}
 
 
-def score_timeline(client, timeline: dict) -> dict[str, float]:
-    """One scenario: its question searched and compiled into a context, scored against `current` and `stale`."""
+def score_timeline(client, timeline: dict, foreign_question: str = "") -> dict[str, float]:
+    """One scenario: its question searched and compiled into a context, scored against `current` and `stale`; and,
+    given another scenario's question (about something else), whether its compiled context carries any memory of
+    this namespace (an unrelated memory put before the host's prompt)."""
     question, current, stale = timeline["question"], timeline["current"], timeline.get("stale") or []
     hits = client.search_memory(query=question, limit=SEARCH_LIMIT).hits
     ranked = [hit.memory.external_id or hit.memory.id for hit in hits]
@@ -39,6 +41,9 @@ def score_timeline(client, timeline: dict) -> dict[str, float]:
     scores = {"current@1": current_at_1(ranked, current),
               "context: current in": float(current in in_context),
               "context: within budget": float(context.tokens_used <= context.max_tokens)}
+    if foreign_question:
+        foreign = client.compile_context(task=foreign_question, max_tokens=CONTEXT_BUDGET)
+        scores["context: foreign question given a memory"] = float(any(i.kind == "memory" for i in foreign.items))
     if stale:
         scores["stale_above_current"] = stale_above_current(ranked, current, stale)
         scores["context: superseded in"] = float(bool(in_context & set(stale)))
@@ -56,12 +61,15 @@ def run_timelines(path: Path) -> dict:
     with temporary_daemon() as daemon:
         daemon.wait_serving()
         records = timeline_records(timelines)
-        for timeline in timelines:
+        for number, timeline in enumerate(timelines):
+            # The foreign question is the one half the file away: another scenario, about something else.
+            foreign = timelines[(number + len(timelines) // 2) % len(timelines)] if len(timelines) > 1 else None
             with daemon.client(timeline["namespace"]) as client:
                 reply = client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
                 if reply.errors:
                     raise RuntimeError(f"{timeline['id']}: import failed: {list(reply.errors)[:3]}")
-                by_kind.setdefault(timeline["kind"], []).append(score_timeline(client, timeline))
+                by_kind.setdefault(timeline["kind"], []).append(
+                    score_timeline(client, timeline, foreign["question"] if foreign else ""))
     return {"path": str(path), "scenarios": len(timelines), "overall": _means(sum(by_kind.values(), [])),
             "control": _means(by_kind.get("control", [])),
             "by_kind": {kind: _means(rows) for kind, rows in sorted(by_kind.items())},
@@ -84,7 +92,8 @@ def print_report(result: dict) -> None:
     print("| measure | value | n | target (issue 16, on a held-out set) |\n| --- | ---: | ---: | --- |")
     rows = [(name, overall.get(name), overall["n"]) for name in (
         "current@1", "stale_above_current", "context: current in", "context: superseded in",
-        "context: superseded without current", "context: within budget")]
+        "context: superseded without current", "context: within budget",
+        "context: foreign question given a memory")]
     rows.insert(2, ("control current@1", control.get("current@1"), control.get("n", 0)))
     for name, value, n in rows:
         shown = "–" if value is None else f"{value:.3f}"
