@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,11 +43,11 @@ def load_pairs(path: Path) -> list[dict]:
     return rows
 
 
-def cosines(encoder, rows: list[dict]) -> list[float]:
-    """Cosine of each pair, one text per call: int8 vectors shift with a batch's padding."""
-    texts = list(dict.fromkeys(t for r in rows for t in (r["existing"], r["new"])))
+def cosines(encoder, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """Cosine of each pair of texts, one text per call: int8 vectors shift with a batch's padding."""
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
     vectors = {t: np.asarray(encoder.encode([t]))[0] for t in texts}
-    return [float(vectors[r["existing"]] @ vectors[r["new"]]) for r in rows]
+    return [float(vectors[a] @ vectors[b]) for a, b in pairs]
 
 
 def dedup_view(rows: list[dict], actions: list[DedupAction]) -> dict:
@@ -97,7 +98,7 @@ def score(path: Path, judge, rules: DeduplicationChecker, encoder) -> dict:
     """The model's labels (one pair per call, so the figures do not depend on the file's order) and the dedup
     decisions of the relation judge and of the rule fallback on the same pairs."""
     rows = load_pairs(path)
-    similarities = cosines(encoder, rows)
+    similarities = cosines(encoder, [(r["existing"], r["new"]) for r in rows])
     labels = [judge.model.classify([(r["existing"], r["new"])])[0].label for r in rows]
     candidates = [DedupCandidate(f"pair-{i}", r["existing"], s) for i, (r, s) in enumerate(zip(rows, similarities))]
     model_actions = [judge.check(r["new"], [c]).action for r, c in zip(rows, candidates)]

@@ -13,6 +13,8 @@ import numpy as np
 
 from preprocessing.relevance_model import LABELS, MIN_DENSE_ON_TOPIC
 
+from memory_daemon.evals.relations import cosines
+
 REPO = Path(__file__).resolve().parents[2]
 VALIDATION = REPO / "models" / "relevance" / "data" / "val.jsonl"
 # Written by a helper who saw no code, data or model output, frozen (sha256 in tests/test_heldout_frozen.py) before
@@ -90,13 +92,6 @@ def model_scores(model, pairs: Sequence[RelevancePair], batch: int = 16) -> list
     return scores
 
 
-def cosine_scores(encoder, pairs: Sequence[RelevancePair]) -> list[float]:
-    """The dense signal's cosine of each pair, one text per call (int8 vectors shift with a batch's padding)."""
-    texts = list(dict.fromkeys(t for p in pairs for t in (p.query, p.memory)))
-    vectors = {t: np.asarray(encoder.encode([t]))[0] for t in texts}
-    return [float(vectors[p.query] @ vectors[p.memory]) for p in pairs]
-
-
 def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
     """Each pair file scored by the shipped model at its manifest threshold and by compile_context's cosine rule."""
     from preprocessing.encoder import SentenceEncoder
@@ -108,10 +103,10 @@ def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
     results = {}
     for name, path in named:
         pairs = load_pairs(path)
+        similarities = cosines(encoder, [(p.query, p.memory) for p in pairs])
         results[name] = {"path": str(path),
                          "model": summarise(pairs, model_scores(model, pairs), threshold),
-                         f"cosine >= {MIN_DENSE_ON_TOPIC}": summarise(pairs, cosine_scores(encoder, pairs),
-                                                                      MIN_DENSE_ON_TOPIC)}
+                         f"cosine >= {MIN_DENSE_ON_TOPIC}": summarise(pairs, similarities, MIN_DENSE_ON_TOPIC)}
     return results
 
 
