@@ -46,6 +46,8 @@ FROZEN = {
     "heldout_8/timelines_test_8.jsonl": "111acbe65e5100afead7372a3f9f8cd13b219e5db74f9cc35b436be31d7c79e0",
     "heldout_9/save_requests_test_9.jsonl": "498e888a9f92e4274c4c3bb6f33b97176646ef794a934eb6a5ec99a2642810e1",
     "heldout_10/timelines_test_10.jsonl": "0c6983ad6105219b1421c1375d0627b3137abe635ff44972d7b2ceb726e219fa",
+    # Session 11: written by a fresh helper before the request heads' sixteenth round (v9 had been read by then).
+    "heldout_11/save_requests_test_11.jsonl": "b639148a2d58dc9bf866b6246dbb307caf950c81768b98dd6517dfadafead84c",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
