@@ -1,0 +1,11 @@
+"""Every ONNX model session leaves its idle threads asleep: the daemon's background-priority imports wait on them."""
+
+from preprocessing.encoder import SentenceEncoder
+from preprocessing.intent_model import IntentModel
+from preprocessing.relation_model import RelationModel
+
+
+def test_every_model_session_runs_without_spinning_threads():
+    sessions = [SentenceEncoder.from_registry()._session, IntentModel.from_registry()._session, RelationModel.load()._session]
+    for session in sessions:
+        assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
