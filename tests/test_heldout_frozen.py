@@ -48,6 +48,8 @@ FROZEN = {
     "heldout_10/timelines_test_10.jsonl": "0c6983ad6105219b1421c1375d0627b3137abe635ff44972d7b2ceb726e219fa",
     # Session 11: written by a fresh helper before the request heads' sixteenth round (v9 had been read by then).
     "heldout_11/save_requests_test_11.jsonl": "b639148a2d58dc9bf866b6246dbb307caf950c81768b98dd6517dfadafead84c",
+    # Session 11: another fresh helper, before any timeline change is judged on it (v10 was scored and read by then).
+    "heldout_11/timelines_test_11.jsonl": "90996117040c4c21c7f9c150c4318dd369ad38434c50c52f50f1eeda4fa3cc1b",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
