@@ -89,7 +89,7 @@ def test_request_splits_are_whole_families_of_the_handwritten_files():
     train, val = _rows("requests_train.jsonl"), _rows("requests_val.jsonl")
     source = _rows("requests_handwritten.jsonl")
     split_too = (_rows("requests_added_2.jsonl") + _scored_heldout_rows() + _rows("requests_composed.jsonl")
-                 + _rows("requests_contrasts.jsonl") + _rows("requests_contrasts_2.jsonl"))
+                 + _rows("requests_contrasts.jsonl") + _rows("requests_contrasts_2.jsonl") + _rows("requests_added_3.jsonl"))
     added = _rows("requests_added.jsonl")  # train only
     assert not {r["family"] for r in train} & {r["family"] for r in val}
     assert len({r["family"] for r in source} | {r["family"] for r in added} | {r["family"] for r in split_too}) == \

@@ -32,9 +32,14 @@ CONTRASTS = DATA / "requests_contrasts.jsonl"
 # negative: the task at hand, a file or document, this conversation only, someone else, everyday life, how-to
 # questions): 100 families of 3 negatives beside 2 requests; family names prefixed "rc2-".
 CONTRASTS_2 = DATA / "requests_contrasts_2.jsonl"
+# Written for the sixteenth round by a fresh helper from a brief of seven kinds of hard negative (this conversation only,
+# a document or ticket being edited now, a task constraint, someone else, an explicit refusal, everyday senses, how-to
+# questions), plain statements worth remembering but not asked to be kept, and the requests they contrast with; the
+# brief named v9's error kinds, not its texts. Split by family; family names prefixed "rq3-".
+CONTRASTS_3 = DATA / "requests_added_3.jsonl"
 REQUEST_SPLITS = {"requests_train": DATA / "requests_train.jsonl", "requests_val": DATA / "requests_val.jsonl"}
 # The frozen held-out split: its texts are dropped from training (count only) and scored once, by the lead.
-HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout_9" / "save_requests_test_9.jsonl",)
+HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout_11" / "save_requests_test_11.jsonl",)
 # Held-out splits already scored once and reported. Written by other hands than ours, they are now data: each line
 # is its own family (each was written on its own), split like the rest, so validation also holds their forms.
 SCORED_HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout" / "save_requests_test.jsonl",
@@ -43,7 +48,8 @@ SCORED_HELDOUT = (HERE.parent.parent / "tests" / "data" / "heldout" / "save_requ
                   HERE.parent.parent / "tests" / "data" / "heldout_4" / "save_requests_test_4.jsonl",
                   HERE.parent.parent / "tests" / "data" / "heldout_5" / "save_requests_test_5.jsonl",
                   HERE.parent.parent / "tests" / "data" / "heldout_6" / "save_requests_test_6.jsonl",
-                  HERE.parent.parent / "tests" / "data" / "heldout_8" / "save_requests_test_8.jsonl")
+                  HERE.parent.parent / "tests" / "data" / "heldout_8" / "save_requests_test_8.jsonl",
+                  HERE.parent.parent / "tests" / "data" / "heldout_9" / "save_requests_test_9.jsonl")
 VAL_PERCENT = 22  # of families, by their name's hash; in round 15, 585 of 2,782 families held 1,426 of 7,168 rows (19.9 %)
 HEADS = ("save_request", "recall_request")
 
@@ -140,7 +146,7 @@ def scored_heldout_lines(paths: tuple[Path, ...] = SCORED_HELDOUT) -> list[str]:
 
 
 def write_split(source: Path = SOURCE, added: Path = ADDED, added_split: Path = ADDED_SPLIT,
-                composed: Path = COMPOSED, contrasts: tuple[Path, ...] = (CONTRASTS, CONTRASTS_2)) -> dict[str, int]:
+                composed: Path = COMPOSED, contrasts: tuple[Path, ...] = (CONTRASTS, CONTRASTS_2, CONTRASTS_3)) -> dict[str, int]:
     """Write requests_train.jsonl and requests_val.jsonl, whole families each, in the source's line order; then
     every line of `added` (if present) to requests_train; then `added_split`'s lines (if present), by family; then
     the scored held-out splits' lines, by family; then the composed rows and the contrasts (if present), by family."""
