@@ -94,7 +94,7 @@ IMPORT_CHUNKS = 10  # the import is timed per tenth, so a rate that falls as the
 def _import_and_budget(quick: bool, rng: random.Random) -> dict:
     """A bulk import of look-alike records (the worst case for update detection: every record has near neighbours),
     timed per tenth; then compile_context's budget and staleness checks on the filled store."""
-    total = 2000 if quick else 100_000
+    total = 10_000 if quick else 100_000
     records = [{"id": f"r{i}", "text": f"Session {i // 20} turn {i}: we talked about service_{i % 97} and its "
                                       f"{rng.choice(['Redis', 'Kafka', 'PostgreSQL'])} cache on host-{i % 11}",
                 "timestamp": f"2025-0{1 + i % 9}-1{i % 10}T10:00:00Z", "session": f"s{i // 20}"}
