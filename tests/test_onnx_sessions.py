@@ -3,9 +3,11 @@
 from preprocessing.encoder import SentenceEncoder
 from preprocessing.intent_model import IntentModel
 from preprocessing.relation_model import RelationModel
+from preprocessing.relevance_model import RelevanceModel
 
 
 def test_every_model_session_runs_without_spinning_threads():
-    sessions = [SentenceEncoder.from_registry()._session, IntentModel.from_registry()._session, RelationModel.load()._session]
+    sessions = [SentenceEncoder.from_registry()._session, IntentModel.from_registry()._session,
+                RelationModel.load()._session, RelevanceModel.load()._pairs._session]
     for session in sessions:
         assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
