@@ -46,8 +46,9 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # v8's timelines were read, and is not scored yet: `cortexd eval timelines tests/data/heldout_10/timelines_test_10.jsonl`. No pair split has been written since v5, so
 # the dedup targets are still printed against v5, marked as the development set it now is. v9's save requests joined
 # the heads' sixteenth round (session 11); v11 (save requests and timelines, two fresh helpers) was frozen before that
-# round, and its save requests were scored once with its model: the request targets are judged on them. Its timelines
-# are not scored yet.
+# round, and its save requests were scored once with its model: the request targets are judged on them. Its relation
+# pairs, the first pair split since v5 (a third fresh helper), were scored once with the unchanged relation model: the
+# dedup targets are judged on them. Its timelines are not scored yet.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
@@ -56,7 +57,7 @@ V8 = HeldOutSplit(8, "heldout_8", "_8", "scored; requests now training data, tim
 V9 = HeldOutSplit(9, "heldout_9", "_9", "scored; now training data")
 V11 = HeldOutSplit(11, "heldout_11", "_11", "scored once")
 REQUESTS_JUDGED = V11
-PAIRS_JUDGED = V5
+PAIRS_JUDGED = V11
 SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9, V11)
 
 
