@@ -5,7 +5,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
 from pathlib import Path
+
+# The holder takes the lock, then writes who it is: a daemon started in the same instant can find the lock held and
+# the file still empty. It rereads for up to this long, so its message (which a racing proxy reads to decide whether
+# the winner is its own daemon) names the holder instead of "pid ?, listening on ?".
+HOLDER_WRITE_WAIT_SECONDS = 1.0
 
 
 class AlreadyRunning(Exception):
@@ -26,8 +32,7 @@ class DaemonLock:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            holder = _holder(handle.read())
+            holder = _holder_once_written(handle)
             handle.close()
             raise AlreadyRunning(
                 f"another cortexd daemon (pid {holder.get('pid', '?')}, listening on {holder.get('address', '?')}) "
@@ -46,6 +51,16 @@ class DaemonLock:
         finally:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
+
+
+def _holder_once_written(handle) -> dict:
+    deadline = time.monotonic() + HOLDER_WRITE_WAIT_SECONDS
+    while True:
+        handle.seek(0)
+        holder = _holder(handle.read())
+        if "address" in holder or time.monotonic() >= deadline:
+            return holder
+        time.sleep(0.02)
 
 
 def _holder(text: str) -> dict:
