@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from memory_daemon.core.config import Limits
 from memory_daemon.memory.service import MemoryService, NewMemory
+from memory_daemon.retrieval.hybrid import below_every_current, final_scores, reranked
 from memory_daemon.store import Database, MemoryRepository
 
 WORDS = ["billing", "deploy", "postgres", "invoice", "queue", "thursday", "token", "redis", "backup", "oncall"]
@@ -83,3 +84,35 @@ def test_a_graph_only_memory_never_outranks_a_text_match(service):
     top = [h.memory.id for h in hits[:2]]
     assert sorted(top) == sorted(matching)
     assert all(h.signal_scores.get("lexical", 0) > 0 for h in hits)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.001, 0.1), st.booleans(), st.floats(0.0, 1.0)), min_size=1, max_size=12),
+       st.integers(0, 8), st.booleans())
+def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_reads(service, specs, depth, history):
+    """Any verdicts of the relevance model, at any depth: only current hits (all hits when the past is asked for)
+    are read, at most `depth` of them, and a superseded memory still comes after every current one."""
+    namespace = f"rerank{next(_namespaces)}"
+    ids = [service.save(namespace, NewMemory(f"memory {n}")).memory.id for n in range(len(specs) + 1)]
+    for n, (_score, superseded, _p) in enumerate(specs):
+        if superseded:
+            service.save(namespace, NewMemory(f"memory {n} again", supersedes=ids[n]))
+    rows = {row.id: row for row in service.open(namespace, ids[:len(specs)])}
+    final = {ids[n]: score for n, (score, _s, _p) in enumerate(specs)}
+    verdicts = {rows[ids[n]].content: p for n, (_score, _s, p) in enumerate(specs)}
+    asked: list[list[str]] = []
+
+    def relevance(query: str, texts):
+        asked.append(list(texts))
+        return [verdicts[t] for t in texts]
+
+    final = final_scores(final, rows, history, False)
+    read = reranked(final, rows, "memory", relevance, depth, 0.02, history)
+    if not history:
+        below_every_current(final, rows)
+    assert len(read) <= depth and all(history or not rows[m].superseded_by for m in read)
+    assert not asked or len(asked[0]) >= 2
+    if not history:
+        order = sorted(final, key=lambda m: -final[m])
+        stale = [rows[m].superseded_by is not None for m in order]
+        assert stale == sorted(stale), "a superseded memory came before a current one"

@@ -222,12 +222,19 @@ class ActivationPipeline:
     def on_topic(self, query: str, texts: Sequence[str]) -> list[bool] | None:
         """Whether the relevance model reads each text as about what `query` asks or needs; None while the models
         load, when the model is off or missing, or if it fails (the caller's rule decides then)."""
+        probabilities = self.relevance(query, texts)
+        model = self.relevance_model
+        return None if probabilities is None or model is None else [p >= model.threshold for p in probabilities]
+
+    def relevance(self, query: str, texts: Sequence[str]) -> list[float] | None:
+        """The relevance model's probability that each text is about what `query` asks or needs, in one batch; None
+        while the models load, when the model is off or missing, or if it fails (the caller keeps its order then)."""
         model = self.relevance_model if self._loaded.is_set() else None
         if model is None or not texts:
             return None
         try:
-            return model.on_topic(query, texts)
-        except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
+            return model.relevance(query, texts)
+        except Exception as error:  # noqa: BLE001 - a failing model never fails a search or a compile_context
             log_event("relevance_model_failed", level=logging.WARNING, error=repr(error))
             return None
 

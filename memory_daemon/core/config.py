@@ -102,6 +102,10 @@ class RetrievalSettings(BaseModel):
     # A namespace's lexical index is saved in the data dir (and loaded at the next start instead of being built
     # from the store) from this many memories on.
     lexical_save_from: int = Field(5_000, ge=1)
+    # The relevance model reads the query with this many best current hits and moves each by rerank_weight x the
+    # best fused score per logit of its verdict (0 turns it off; see README, Retrieval).
+    rerank_depth: int = Field(5, ge=0, le=50)
+    rerank_weight: float = Field(0.02, ge=0.0)
     working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
 
     @model_validator(mode="before")

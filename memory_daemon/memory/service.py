@@ -259,6 +259,7 @@ class MemoryService:
         self._retriever = HybridRetriever(
             self._rows, self._lexical, self._vectors, self.embed_query, retrieval,
             graph.neighbour_keys if graph is not None else None,
+            activation.relevance if activation is not None else None,
         )
 
     @property

@@ -35,6 +35,10 @@ NAMED_TIME_WEIGHT = 1.0
 # A memory that revises part of an older one is placed just above it when the question is as close in meaning to it
 # as to the older one, within this cosine: it is then about the part that changed.
 PARTIAL_MARGIN = 0.05
+RERANK_CLIP = 1e-4  # the relevance model's probabilities are read within [clip, 1 - clip]: a logit of at most ±9.2
+
+# (query, texts) -> the probability that each text answers the query, or None when no model can say
+Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
 
 
 @dataclass(frozen=True)
@@ -142,12 +146,47 @@ def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], include_hi
     final = dict(fused)
     if looking_back:
         return final
-    current = [score for m, score in final.items() if not rows[m].superseded_by]
-    ceiling = min(current) * (1 - 1e-6) if current and not include_history else float("inf")
     for memory_id, score in final.items():
         if rows[memory_id].superseded_by:
-            final[memory_id] = min(score * STALE_FACTOR, ceiling)
+            final[memory_id] = score * STALE_FACTOR
+    if not include_history:
+        below_every_current(final, rows)
     return final
+
+
+def below_every_current(final: dict[str, float], rows: dict[str, MemoryRow]) -> None:
+    """Caps each superseded memory's score just under the lowest current one."""
+    current = [score for m, score in final.items() if not rows[m].superseded_by]
+    if current:
+        ceiling = min(current) * (1 - 1e-6)
+        for memory_id, score in final.items():
+            if rows[memory_id].superseded_by:
+                final[memory_id] = min(score, ceiling)
+
+
+def logit(probability: float) -> float:
+    probability = min(max(probability, RERANK_CLIP), 1 - RERANK_CLIP)
+    return math.log(probability / (1 - probability))
+
+
+def reranked(final: dict[str, float], rows: dict[str, MemoryRow], text: str, relevance: Relevance,
+             depth: int, weight: float, with_history: bool) -> dict[str, float]:
+    """The best `depth` hits (current ones only, unless the past is asked for) read with the query by the relevance
+    model in one batch, each moved by `weight` x the best score per logit of its verdict: among hits the fused
+    signals barely tell apart (three memories on one subject, the newest first by recency), the one that answers
+    comes first, and a look-alike ("Raised the search service timeout to 4s" for "the checkout service's timeout")
+    goes down. Returns each read hit's probability; {} when the model cannot answer (the order stays)."""
+    eligible = [m for m in final if with_history or not rows[m].superseded_by]
+    top = heapq.nlargest(depth, eligible, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
+    if len(top) < 2:
+        return {}
+    probabilities = relevance(text, [rows[m].content for m in top])
+    if probabilities is None:
+        return {}
+    step = weight * final[top[0]]
+    for memory_id, probability in zip(top, probabilities, strict=True):
+        final[memory_id] += step * logit(probability)
+    return dict(zip(top, probabilities, strict=True))
 
 
 def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
@@ -174,13 +213,15 @@ class HybridRetriever:
 
     def __init__(self, rows: RowCache, lexical: LexicalIndex, vectors: VectorIndex,
                  embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
-                 graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None) -> None:
+                 graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None,
+                 relevance: Relevance | None = None) -> None:
         self._row_cache = rows
         self._lexical = lexical
         self._vectors = vectors
         self._embed = embed
         self._settings = settings
         self._graph_neighbours = graph_neighbours  # entity key -> [(neighbour key, weight)] over active facts
+        self._relevance = relevance  # the reranker: the relevance model's reading of (query, hit)
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
         """The hits in the order of their final score, which is the score each reports."""
@@ -218,7 +259,16 @@ class HybridRetriever:
                 found["temporal"] = {m: temporal_score(rows[m], now, self._settings) for m in matched}
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
         fused = fuse(eligible, weights, self._settings.rrf_k)
-        final = final_scores(fused, rows, query.include_history, asks_about_the_past(query.text))
+        looking_back = asks_about_the_past(query.text)
+        final = final_scores(fused, rows, query.include_history, looking_back)
+        # A search for every signal (not one asked for alone) is reranked by the relevance model.
+        if self._relevance is not None and not query.signals and self._settings.rerank_depth > 1:
+            read = reranked(final, rows, query.text, self._relevance, self._settings.rerank_depth,
+                            self._settings.rerank_weight, looking_back or query.include_history)
+            if read:
+                found["rerank"] = read
+                if not (looking_back or query.include_history):
+                    below_every_current(final, rows)
         revisions_above_revised(final, rows, found)
         ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
         return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
