@@ -12,16 +12,15 @@ from conftest import Daemon, mcp_session
 
 pytestmark = pytest.mark.anyio
 
-# Written for this test. The look-alike shares the question's words ("expense claims", "500 euros", "approved")
-# and is saved later; it answers another question (claims under the limit).
-ANSWER = "Expense claims over 500 euros are approved by Ingrid Solberg."
-LOOK_ALIKE = "Expense claims under 500 euros are approved automatically with a receipt."
-QUESTION = "Who approves expense claims over 500 euros?"
-# Off topic for the question, though they share its subject: the reranker reads them as such.
-KITCHEN = ["Our team has kitchen clean-up duty in the first week of every month.",
-           "The office kitchen dishwasher is broken until Friday.",
-           "Kitchen supplies for the team are ordered by Grete every month."]
-KITCHEN_QUESTION = "Which week of the month is my team on kitchen duty?"
+# Written for this test. The look-alike is another fact about the same CI, shares more of the question's words and
+# is saved later; without the reranker it comes first.
+ANSWER = "Larkspur's CI runs on Buildkite agents in our own cluster."
+LOOK_ALIKE = "The Larkspur CI nightly run uploads its artifacts to the larkspur-builds bucket."
+QUESTION = "What does the Larkspur CI run on?"
+# The same attribute under another condition: the reranker reads it as no answer.
+EXPENSES = ["Expense claims over 500 euros need sign-off from Ingrid Solberg in finance.",
+            "Expense claims under 500 euros are approved automatically as long as a receipt is attached."]
+EXPENSES_QUESTION = "Who has to sign off my 900 euro travel claim?"
 
 
 def payload(result) -> dict:
@@ -47,10 +46,10 @@ async def test_the_reranker_puts_the_answer_above_a_look_alike_and_reports_its_r
     assert scores == sorted(scores, reverse=True), "the reported score is the reranked one, in order"
     assert all(0.0 <= hit["signal_scores"]["rerank"] <= 1.0 for hit in hits), hits
 
-    kitchen = await _hits(module_daemon, "rerank-kitchen", KITCHEN, KITCHEN_QUESTION)
-    assert _texts(kitchen)[0] == KITCHEN[0], kitchen
-    readings = {hit["memory"]["content"]: hit["signal_scores"]["rerank"] for hit in kitchen}
-    assert readings[KITCHEN[0]] > 0.5 > max(readings[KITCHEN[1]], readings[KITCHEN[2]]), readings
+    expenses = await _hits(module_daemon, "rerank-expenses", EXPENSES, EXPENSES_QUESTION)
+    assert _texts(expenses)[0] == EXPENSES[0], expenses
+    readings = {hit["memory"]["content"]: hit["signal_scores"]["rerank"] for hit in expenses}
+    assert readings[EXPENSES[0]] > 0.5 > readings[EXPENSES[1]], readings
 
 
 async def test_without_the_reranker_the_look_alike_comes_first(workdir):

@@ -35,7 +35,10 @@ NAMED_TIME_WEIGHT = 1.0
 # A memory that revises part of an older one is placed just above it when the question is as close in meaning to it
 # as to the older one, within this cosine: it is then about the part that changed.
 PARTIAL_MARGIN = 0.05
-RERANK_CLIP = 1e-4  # the relevance model's probabilities are read within [clip, 1 - clip]: a logit of at most ±9.2
+# The relevance model's probabilities are read within [clip, 1 - clip] (a logit of at most ±2.94): it is not calibrated
+# where it is sure, and its int8 activations are scaled per call, so 0.98 against 0.99 says nothing; the fused order
+# (words, meaning, a named time span) decides among the hits it is sure of.
+RERANK_CLIP = 0.05
 
 # (query, texts) -> the probability that each text answers the query, or None when no model can say
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
