@@ -89,6 +89,7 @@ def test_a_graph_only_memory_never_outranks_a_text_match(service):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(0.001, 0.1), st.booleans(), st.floats(0.0, 1.0)), min_size=1, max_size=12),
        st.integers(0, 8), st.booleans())
+@example([(0.0625, False, 0.0), (0.0625, True, 0.0), (0.001953125, False, 0.0)], 2, False)  # a current score < 0
 def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_reads(service, specs, depth, history):
     """Any verdicts of the relevance model, at any depth: only current hits (all hits when the past is asked for)
     are read, at most `depth` of them, and a superseded memory still comes after every current one."""

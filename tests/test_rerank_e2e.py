@@ -1,10 +1,14 @@
-"""search_memory through a real proxy: the relevance model reranks the best hits, so of two memories the fused signals
-barely tell apart the one that answers comes first, and with the reranker off (rerank_depth 0) it does not."""
+"""search_memory through a real proxy: with `[retrieval] rerank_depth = 5` the relevance model reranks the best hits,
+so of two memories the fused signals barely tell apart the one that answers comes first; with the default (0, off)
+the fused order stands."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -39,24 +43,29 @@ def _texts(hits: list[dict]) -> list[str]:
     return [hit["memory"]["content"] for hit in hits]
 
 
-async def test_the_reranker_puts_the_answer_above_a_look_alike_and_reports_its_reading(module_daemon):
-    hits = await _hits(module_daemon, "rerank-on", [ANSWER, LOOK_ALIKE], QUESTION)
+@pytest.fixture(scope="module")
+def reranking_daemon():
+    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
+    running = Daemon(root, env={**os.environ, "CORTEXD_RETRIEVAL_RERANK_DEPTH": "5"}).start()
+    yield running
+    running.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_the_reranker_puts_the_answer_above_a_look_alike_and_reports_its_reading(reranking_daemon):
+    hits = await _hits(reranking_daemon, "rerank-on", [ANSWER, LOOK_ALIKE], QUESTION)
     assert _texts(hits)[:2] == [ANSWER, LOOK_ALIKE], hits
     scores = [hit["score"] for hit in hits]
     assert scores == sorted(scores, reverse=True), "the reported score is the reranked one, in order"
     assert all(0.0 <= hit["signal_scores"]["rerank"] <= 1.0 for hit in hits), hits
 
-    expenses = await _hits(module_daemon, "rerank-expenses", EXPENSES, EXPENSES_QUESTION)
+    expenses = await _hits(reranking_daemon, "rerank-expenses", EXPENSES, EXPENSES_QUESTION)
     assert _texts(expenses)[0] == EXPENSES[0], expenses
     readings = {hit["memory"]["content"]: hit["signal_scores"]["rerank"] for hit in expenses}
     assert readings[EXPENSES[0]] > 0.5 > readings[EXPENSES[1]], readings
 
 
-async def test_without_the_reranker_the_look_alike_comes_first(workdir):
-    daemon = Daemon(workdir, env={**os.environ, "CORTEXD_RETRIEVAL_RERANK_DEPTH": "0"}).start()
-    try:
-        hits = await _hits(daemon, "rerank-off", [ANSWER, LOOK_ALIKE], QUESTION)
-        assert _texts(hits)[:2] == [LOOK_ALIKE, ANSWER], hits
-        assert not any("rerank" in hit["signal_scores"] for hit in hits), hits
-    finally:
-        daemon.stop()
+async def test_by_default_the_reranker_is_off_and_the_look_alike_comes_first(module_daemon):
+    hits = await _hits(module_daemon, "rerank-off", [ANSWER, LOOK_ALIKE], QUESTION)
+    assert _texts(hits)[:2] == [LOOK_ALIKE, ANSWER], hits
+    assert not any("rerank" in hit["signal_scores"] for hit in hits), hits

@@ -103,8 +103,9 @@ class RetrievalSettings(BaseModel):
     # from the store) from this many memories on.
     lexical_save_from: int = Field(5_000, ge=1)
     # The relevance model reads the query with this many best current hits and moves each by rerank_weight x the
-    # best fused score per logit of its verdict (0 turns it off; see README, Retrieval).
-    rerank_depth: int = Field(5, ge=0, le=50)
+    # best fused score per logit of its verdict. Off (0) by default: on held-out timelines it did not pay for its
+    # latency (README, Retrieval); 5 is the depth it was measured at.
+    rerank_depth: int = Field(0, ge=0, le=50)
     rerank_weight: float = Field(0.02, ge=0.0)
     working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
 

@@ -43,12 +43,13 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # it. v8's save requests then joined the heads' fifteenth round; v9 (save requests only) was frozen before that round
 # and scored once with its model, then read again to compare it with the fourteenth round's model and to list its
 # errors, so it is a development set now; no unseen request split remains. v10 (timelines only) was frozen after
-# v8's timelines were read, and is not scored yet: `cortexd eval timelines tests/data/heldout_10/timelines_test_10.jsonl`. No pair split has been written since v5, so
+# v8's timelines were read, and scored once in session 10 (`cortexd eval timelines tests/data/heldout_10/timelines_test_10.jsonl`). No pair split has been written since v5, so
 # the dedup targets are still printed against v5, marked as the development set it now is. v9's save requests joined
 # the heads' sixteenth round (session 11); v11 (save requests and timelines, two fresh helpers) was frozen before that
 # round, and its save requests were scored once with its model: the request targets are judged on them. Its relation
 # pairs, the first pair split since v5 (a third fresh helper), were scored once with the unchanged relation model: the
-# dedup targets are judged on them. Its timelines are not scored yet.
+# dedup targets are judged on them. Its timelines were scored once in session 12, with the reranker (which then stayed
+# off by default: README, Retrieval); v10's had been scored in session 10, and both are development sets now.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")

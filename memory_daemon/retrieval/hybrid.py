@@ -158,10 +158,10 @@ def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], include_hi
 
 
 def below_every_current(final: dict[str, float], rows: dict[str, MemoryRow]) -> None:
-    """Caps each superseded memory's score just under the lowest current one."""
+    """Caps each superseded memory's score just under the lowest current one (which the reranker may make negative)."""
     current = [score for m, score in final.items() if not rows[m].superseded_by]
     if current:
-        ceiling = min(current) * (1 - 1e-6)
+        ceiling = math.nextafter(min(current), -math.inf)
         for memory_id, score in final.items():
             if rows[memory_id].superseded_by:
                 final[memory_id] = min(score, ceiling)
