@@ -104,7 +104,7 @@ class RetrievalSettings(BaseModel):
     lexical_save_from: int = Field(5_000, ge=1)
     # The relevance model reads the query with this many best current hits and moves each by rerank_weight x the
     # best fused score per logit of its verdict. Off (0) by default: on held-out timelines it did not pay for its
-    # latency (README, Retrieval); 5 is the depth it was measured at.
+    # latency (README, Retrieval); 5 is the depth it was measured at, and 1 reads nothing (one hit has no order).
     rerank_depth: int = Field(0, ge=0, le=50)
     rerank_weight: float = Field(0.02, ge=0.0)
     working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
