@@ -107,7 +107,7 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
         asked.append(list(texts))
         return [verdicts[t] for t in texts]
 
-    final = final_scores(final, rows, history, False)
+    final = final_scores(final, rows, False)
     read = reranked(final, rows, "memory", relevance, depth, 0.02, history)
     if not history:
         below_every_current(final, rows)

@@ -140,25 +140,22 @@ def spread(lexical: LexicalIndex, namespaces: Sequence[str], activation: dict[st
     return scores
 
 
-def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], include_history: bool,
-                 looking_back: bool) -> dict[str, float]:
+def final_scores(fused: dict[str, float], rows: dict[str, MemoryRow], looking_back: bool) -> dict[str, float]:
     """Fused score per hit. A question about the past ("what did we use before X?") is answered by outdated memories:
-    they keep their score. Otherwise a superseded memory keeps STALE_FACTOR of it and, unless history is asked for,
-    is capped under the lowest current score: it comes after every current memory and still fills the places no
-    current memory matches."""
+    they keep their score. Otherwise a superseded memory keeps STALE_FACTOR of it (and, unless history is asked for,
+    the search then caps it with below_every_current)."""
     final = dict(fused)
     if looking_back:
         return final
     for memory_id, score in final.items():
         if rows[memory_id].superseded_by:
             final[memory_id] = score * STALE_FACTOR
-    if not include_history:
-        below_every_current(final, rows)
     return final
 
 
 def below_every_current(final: dict[str, float], rows: dict[str, MemoryRow]) -> None:
-    """Caps each superseded memory's score just under the lowest current one (which the reranker may make negative)."""
+    """Caps each superseded memory's score just under the lowest current one (which the reranker may make negative):
+    it comes after every current memory and still fills the places no current memory matches."""
     current = [score for m, score in final.items() if not rows[m].superseded_by]
     if current:
         ceiling = math.nextafter(min(current), -math.inf)
@@ -263,15 +260,16 @@ class HybridRetriever:
         eligible = {s: {m: v for m, v in scores.items() if m in rows} for s, scores in found.items()}
         fused = fuse(eligible, weights, self._settings.rrf_k)
         looking_back = asks_about_the_past(query.text)
-        final = final_scores(fused, rows, query.include_history, looking_back)
+        with_history = looking_back or query.include_history
+        final = final_scores(fused, rows, looking_back)
         # A search for every signal (not one asked for alone) is reranked by the relevance model.
         if self._relevance is not None and not query.signals and self._settings.rerank_depth > 1:
             read = reranked(final, rows, query.text, self._relevance, self._settings.rerank_depth,
-                            self._settings.rerank_weight, looking_back or query.include_history)
+                            self._settings.rerank_weight, with_history)
             if read:
                 found["rerank"] = read
-                if not (looking_back or query.include_history):
-                    below_every_current(final, rows)
+        if not with_history:
+            below_every_current(final, rows)
         revisions_above_revised(final, rows, found)
         ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
         return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
