@@ -50,7 +50,8 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # pairs, the first pair split since v5 (a third fresh helper), were scored once with the unchanged relation model: the
 # dedup targets are judged on them. Its timelines were scored once in session 12, with the reranker (which then stayed
 # off by default: README, Retrieval); v10's had been scored in session 10, and both are development sets now. v12
-# (timelines only, a fresh helper, session 12) is frozen and unscored: the next supersession change is judged on it.
+# (timelines only, a fresh helper, session 12) is frozen and unscored, but its text was shown once in that session's
+# review of its own diff: read, not scored (README, Quality).
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
