@@ -97,6 +97,9 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
 
     importer = verbs.add_parser("import", help='bulk-import JSONL: {"id","text","timestamp"?,"speaker"?,"session"?,"namespace"?} per line')
     importer.add_argument("file", help="JSONL file, or - for stdin; a dump from `cortexd export` is restored as it was")
+    importer.add_argument("--wait", type=float, nargs="?", const=600.0, metavar="SECONDS",
+                          help="after storing, wait for the background update check of the imported statements "
+                               "(default up to 600 s; exit 1 if they are not done by then)")
     _add_client_options(importer)
 
     from memory_daemon.client.transfer_cli import add_transfer_verbs
@@ -420,7 +423,10 @@ def _print(args: argparse.Namespace, payload: dict, text: str) -> None:
 
 def _status_text(status: dict) -> str:
     lines = [f"{key}: {'; '.join(value) or 'none' if isinstance(value, list) else value}"
-             for key, value in status.items() if key not in ("proxies", "indexes")]
+             for key, value in status.items() if key not in ("proxies", "indexes", "update_checks")]
+    for waiting in status.get("update_checks", []):
+        lines.append(f"namespace {waiting['namespace']}: {waiting['pending']} imported statements wait for their "
+                     "update check")
     for index in status.get("indexes", []):
         unsaved = f", {index['unsaved']} unsaved" if int(index.get("unsaved", 0)) else ""
         lines.append(f"namespace {index['namespace']}: dense search {index['mode']} over {index['rows']} rows{unsaved}")
@@ -500,9 +506,14 @@ def _run_verb(client, args: argparse.Namespace, as_dict) -> int:
         total = 0 if not sys.stderr.isatty() else len(records) if isinstance(records, list) else \
             sum(1 for _ in _records_from_file(args.file, ("text",)))
         reply = as_dict(client.import_records(_with_progress(records, total)))
-        _print(args, reply, f"imported {reply['imported']}, skipped {reply['skipped']} already present"
+        if args.wait is not None and reply["update_checks_pending"]:
+            reply["update_checks_pending"] = client.wait_for_update_checks(args.wait)
+        pending = reply["update_checks_pending"]
+        checks = (f"; {pending} statements wait for their update check (`cortexd status` shows them; until it runs, "
+                  "a statement and what it updates are both current)") if pending else ""
+        _print(args, reply, f"imported {reply['imported']}, skipped {reply['skipped']} already present{checks}"
                + "".join(f"\nerror: {e}" for e in reply["errors"]))
-        return 1 if reply["errors"] else 0
+        return 1 if reply["errors"] or (args.wait is not None and pending) else 0
     elif args.verb == "analyze":
         return _analyze(client, args, as_dict)
     elif args.verb == "doctor":

@@ -68,6 +68,7 @@ def test_cluster_and_consolidate_keep_provenance(daemon):
         client.import_records([{"id": "a", "text": "The release checklist lives in the ops wiki"},
                                {"id": "b", "text": "Our release checklist is kept on the ops wiki page"},
                                {"id": "c", "text": "Grandma's birthday is in May"}])
+        assert client.wait_for_update_checks(120) == 0
         by_external = {m.external_id: m for m in client.export_memories().memories}
         a, b = by_external["a"], by_external["b"]
         clusters = client.cluster_memories(similarity=0.6).clusters

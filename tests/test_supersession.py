@@ -68,6 +68,8 @@ def test_imports_apply_updates_in_time_order_not_arrival_order(daemon):
     with daemon.client("hist") as client:
         reply = client.import_records(records)
         assert reply.imported == 7 and not reply.errors
+        assert reply.update_checks_pending == 7  # the statements are stored; their update checks run after
+        assert client.wait_for_update_checks(120) == 0
         hits = client.search_memory(query="which Python does billing run on?").hits
         assert hits[0].memory.external_id == "v4"
         current = [h for h in hits if not h.memory.superseded_by]
@@ -154,6 +156,7 @@ def test_unmarked_versions_of_one_statement_come_newest_first(daemon):
     ]
     with daemon.client("k8s") as client:
         client.import_records(records)
+        assert client.wait_for_update_checks(120) == 0
         hits = client.search_memory(query="Which Kubernetes version do the clusters run?").hits
         ranked = [h.memory.external_id for h in hits]
         assert ranked.index("new") < ranked.index("old")
@@ -170,6 +173,7 @@ def test_a_reversal_updates_what_replaced_the_original(daemon):
     ]
     with daemon.client("fmt") as client:
         client.import_records(list(reversed(records)))
+        assert client.wait_for_update_checks(120) == 0
         history = client.search_memory(query="gofumpt go code formatting", include_history=True).hits
         by_id = {h.memory.external_id: h.memory for h in history}
         assert by_id["m2"].superseded_by == by_id["m3"].id

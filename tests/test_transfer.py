@@ -37,6 +37,7 @@ def _seed(daemon) -> dict:
         acme.touch_memory(id=kept.id, boost_strength=True)
         acme.import_records([{"id": "ext-1", "text": "The payments team meets on Mondays",
                               "timestamp": "2025-01-02T09:00:00Z"}])
+        assert acme.wait_for_update_checks(120) == 0
         ops.save_memory(content="Pager rotation changes every Friday at noon")
         ops.save_memory(content="The café's guest Wi-Fi is «Gäste-5G» ✓ (ask 田中 for the 🔑)")
 

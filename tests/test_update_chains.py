@@ -24,7 +24,7 @@ def imported(daemon, namespace: str, memories: list[tuple]) -> dict:
                for m in reversed(memories)]
     with daemon.client(namespace) as client:
         reply = client.import_records(records)
-        assert not reply.errors
+        assert not reply.errors and client.wait_for_update_checks(120) == 0
         return {m.external_id: m for m in client.export_memories(limit=100).memories}
 
 

@@ -248,7 +248,8 @@ class MemoryRpc:
                        timestamp=r.timestamp, speaker=r.speaker.strip(), session=r.session.strip())
             for r in records
         )
-        return pb.ImportReply(imported=outcome.imported, skipped=outcome.skipped, errors=outcome.errors)
+        return pb.ImportReply(imported=outcome.imported, skipped=outcome.skipped, errors=outcome.errors,
+                              update_checks_pending=outcome.checks_pending)
 
     def GetStatus(self, request: pb.GetStatusRequest, caller: Caller) -> pb.GetStatusReply:
         return pb.GetStatusReply(
@@ -259,6 +260,8 @@ class MemoryRpc:
             wal_bytes=self._database.wal_bytes(), **self._model_state(),
             indexes=[pb.IndexStatus(namespace=state.namespace, mode=state.mode, rows=state.rows,
                                     unsaved=state.unsaved) for state in self._memories.index_states()],
+            update_checks=[pb.UpdateChecksPending(namespace=namespace, pending=count)
+                           for namespace, count in self._memories.update_checks_pending().items()],
         )
 
     def RebuildIndexes(self, request: pb.RebuildIndexesRequest, caller: Caller) -> pb.RebuildIndexesReply:

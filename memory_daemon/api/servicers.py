@@ -84,6 +84,7 @@ class MemoryServicer(_Forwarding, pb_grpc.MemoryServiceServicer):
                 total.imported += reply.imported
                 total.skipped += reply.skipped
                 total.errors.extend(reply.errors)
+                total.update_checks_pending = reply.update_checks_pending  # a count now, not a sum
 
             chunk: list[pb.ImportRecord] = []
             async for record in request_iterator:

@@ -89,6 +89,7 @@ def _wait_for_graph(client, timeout: float = 7200.0) -> tuple[str, float]:
 
 
 IMPORT_CHUNKS = 10  # the import is timed per tenth, so a rate that falls as the store grows shows
+UPDATE_CHECK_WAIT_SECONDS = 7200.0  # how long the bench waits for the background update checks of its import
 
 
 def _import_and_budget(quick: bool, rng: random.Random) -> dict:
@@ -107,6 +108,10 @@ def _import_and_budget(quick: bool, rng: random.Random) -> dict:
             started = time.perf_counter()
             imported += client.import_records(records[start:start + chunk]).imported
             rates.append(chunk / (time.perf_counter() - started))
+        # The statements' update checks run in the background once the import is quiet; timed until all are done.
+        started = time.perf_counter()
+        unchecked = client.wait_for_update_checks(UPDATE_CHECK_WAIT_SECONDS)
+        checks_seconds = time.perf_counter() - started
         over, stale, checked = 0, 0, 0
         old = client.save_memory(content="The billing cache TTL is 10 minutes").memory
         client.save_memory(content="The billing cache TTL is 2 minutes now", supersedes=old.id)
@@ -120,7 +125,8 @@ def _import_and_budget(quick: bool, rng: random.Random) -> dict:
             checked += 1
             over += reply_context.tokens_used > budget
             stale += "10 minutes" in reply_context.markdown or old.id in reply_context.markdown
-    return {"imported": imported, "rates": rates, "over": over, "stale": stale, "checked": checked}
+    return {"imported": imported, "rates": rates, "over": over, "stale": stale, "checked": checked,
+            "checks_seconds": checks_seconds, "unchecked": unchecked}
 
 
 def _graph_recall(data_dir: Path, rng: random.Random, queries: int = 100) -> float:
@@ -173,9 +179,14 @@ def bench_retrieval(quick: bool) -> int:
               f"first {s['kinds_load_ms']:.0f} ms")
     rates = imports["rates"]
     overall = len(rates) / sum(1 / r for r in rates)  # the whole run's items/s: equal chunks, so a harmonic mean
-    print(f"\nbulk import through ImportMemories, {imports['imported']:,} look-alike records with embeddings and update "
-          f"detection, in {len(rates)} chunks: {overall:.0f} items/s over the whole run (target >= 500); first tenth "
-          f"{rates[0]:.0f}, last tenth {rates[-1]:.0f} items/s, last/first {rates[-1] / rates[0]:.2f} (target >= 0.80)")
+    print(f"\nbulk import through ImportMemories, {imports['imported']:,} look-alike records with embeddings, stored "
+          f"and searchable when each call answers, in {len(rates)} chunks: {overall:.0f} items/s over the whole run "
+          f"(target >= 500); first tenth {rates[0]:.0f}, last tenth {rates[-1]:.0f} items/s, last/first "
+          f"{rates[-1] / rates[0]:.2f} (target >= 0.80)")
+    checks = imports["checks_seconds"]
+    done = "all done" if not imports["unchecked"] else f"{imports['unchecked']:,} still queued"
+    print(f"background update checks of those statements (the relation model against each one's nearest memories), "
+          f"after the import: {checks:.0f} s, {imports['imported'] / checks if checks else 0:.0f} statements/s; {done}")
     print(f"budget compliance: {imports['checked'] - imports['over']}/{imports['checked']} compile_context calls within "
           f"random budgets 50-2000 (target 100%)")
     print(f"stale leakage: {imports['stale']} of {imports['checked']} contexts carried a superseded fact or memory "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -67,6 +68,17 @@ class CortexdClient:
         """Stream `{"id","text","namespace"?,"timestamp"?}` records to ImportMemories."""
         messages = (json_format.ParseDict(r, pb.ImportRecord(), ignore_unknown_fields=True) for r in records)
         return self._memory.ImportMemories(messages, metadata=self._metadata)
+
+    def wait_for_update_checks(self, timeout: float, poll_seconds: float = 0.1) -> int:
+        """Poll GetStatus until no imported statement waits for its update check, or `timeout` seconds pass; returns
+        how many still wait (0: done)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pending = sum(n.pending for n in self._memory.GetStatus(
+                pb.GetStatusRequest(), timeout=self._timeout, metadata=self._metadata).update_checks)
+            if not pending or time.monotonic() >= deadline:
+                return pending
+            time.sleep(poll_seconds)
 
     def export_store(self, all_namespaces: bool = False, timeout: float | None = None) -> Iterator[str]:
         """The lines of a dump of this client's namespace (or of all), as ExportStore streams them."""

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memory_daemon.evals.locomo_data import CATEGORIES, SCORED_CATEGORIES, Conversation, load_conversations
-from memory_daemon.evals.retrieval import exported_memories, recall_at_k, summarize
+from memory_daemon.evals.retrieval import UPDATE_CHECK_TIMEOUT_SECONDS, exported_memories, recall_at_k, summarize
 
 SEARCH_LIMIT = 10
 CORTEXD = "cortexd"
@@ -70,6 +70,8 @@ def run_cortexd(conversations: list[Conversation], signals: tuple[str, ...] = ()
             with daemon.client(conversation.namespace) as client:
                 started = time.perf_counter()
                 reply = client.import_records(import_records(conversation))
+                if client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS):  # turns are not checked: none expected
+                    raise RuntimeError(f"update checks unfinished after {UPDATE_CHECK_TIMEOUT_SECONDS} s")
                 seconds = time.perf_counter() - started
                 stored, superseded = stored_memories(client)
                 imports.append({"conversation": conversation.name, "turns": len(conversation.turns), "stored": stored,

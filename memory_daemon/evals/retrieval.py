@@ -18,6 +18,7 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "retriev
 KS = (5, 10)
 SEARCH_LIMIT = max(KS)
 SHUFFLE_SEED = 6
+UPDATE_CHECK_TIMEOUT_SECONDS = 900.0  # an eval imports, then waits for the background update checks before asking
 QUESTION_TYPES = ("single", "multi_hop", "temporal", "paraphrase", "identifier")
 TIMELINE_KINDS = ("update", "correction", "reversal", "chain", "negation", "implicit_subject")
 # Retriever rows, in print order: name -> the `signals` sent with SearchMemory (empty: all of them, fused).
@@ -302,13 +303,17 @@ def import_dataset(daemon, data: Dataset, seed: int = SHUFFLE_SEED) -> dict:
         started = time.perf_counter()
         reply = client.import_records(records)
         seconds = time.perf_counter() - started
+        if client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS):
+            raise RuntimeError(f"the update checks of the import did not finish in {UPDATE_CHECK_TIMEOUT_SECONDS} s")
+        checked_seconds = time.perf_counter() - started
         # The stored count, not reply.imported: the daemon answers a long stream chunk by chunk and the merged
         # reply's counters are those of the last chunk only.
         stored = client.get_status().memory_count - before
     if reply.errors or stored != len(records):
         raise RuntimeError(f"import stored {stored} of {len(records)} records: {list(reply.errors)[:5]}")
     return {"items": len(records), "turns": len(data.turns), "timeline_memories": len(records) - len(data.turns),
-            "seconds": seconds, "items_per_second": len(records) / seconds if seconds else float("inf")}
+            "seconds": seconds, "items_per_second": len(records) / seconds if seconds else float("inf"),
+            "checked_seconds": checked_seconds}
 
 
 # --- report -------------------------------------------------------------------------------------------------------
@@ -329,7 +334,8 @@ def render_markdown(report: dict) -> str:
     lines = [
         f"cortexd eval retrieval (data: {report['data']})", "",
         f"import: {imp['items']} items ({imp['turns']} conversation turns, {imp['timeline_memories']} timeline memories) "
-        f"in {imp['seconds']:.2f} s, {imp['items_per_second']:.0f} items/s", "",
+        f"in {imp['seconds']:.2f} s, {imp['items_per_second']:.0f} items/s; update checks done "
+        f"{imp['checked_seconds']:.2f} s after the import began", "",
         f"## Questions: {qs['count']} over {qs['conversations']} conversations, top {SEARCH_LIMIT}", "",
         "| retriever | signals | recall@5 | recall@10 | MRR | ms/query |",
         "| --- | --- | ---: | ---: | ---: | ---: |",

@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 from memory_daemon.evals.retrieval import (
-    DEFAULT_DATA, SEARCH_LIMIT, current_at_1, exported_memories, read_jsonl, stale_above_current, timeline_records,
+    DEFAULT_DATA, SEARCH_LIMIT, UPDATE_CHECK_TIMEOUT_SECONDS, current_at_1, exported_memories, read_jsonl,
+    stale_above_current, timeline_records,
 )
 from memory_daemon.evals.targets import verdict
 
@@ -68,6 +69,8 @@ def run_timelines(path: Path) -> dict:
                 reply = client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
                 if reply.errors:
                     raise RuntimeError(f"{timeline['id']}: import failed: {list(reply.errors)[:3]}")
+                if client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS):
+                    raise RuntimeError(f"{timeline['id']}: update checks unfinished after {UPDATE_CHECK_TIMEOUT_SECONDS} s")
                 by_kind.setdefault(timeline["kind"], []).append(
                     score_timeline(client, timeline, foreign["question"] if foreign else ""))
     return {"path": str(path), "scenarios": len(timelines), "overall": _means(sum(by_kind.values(), [])),

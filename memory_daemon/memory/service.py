@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,10 +27,12 @@ from memory_daemon.memory.dynamics import (
     IMPORTED_AT_KEY, MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive,
     used_by,
 )
+from memory_daemon.memory.update_checks import UpdateCheckPass
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY, indexed_digest
 from memory_daemon.store.corrections import CorrectionRepository, Forgotten
+from memory_daemon.store.update_checks import UpdateCheckQueue
 from memory_daemon.core.timefmt import format_iso, parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
 from memory_daemon.retrieval.vectors import IndexState, VectorIndex
@@ -51,6 +53,7 @@ MAX_STRENGTH = 2.0
 TOUCH_BOOST = 0.1
 DEFAULT_SEARCH_LIMIT = 10
 IMPORT_BATCH = 500
+IMPORT_PART = 100  # an import batch is embedded and stored in parts of this many, the next embedded as one is stored
 SESSION_LOOKBACK = 5  # recent memories of a session an implicit update may refer to
 REFERENT_CANDIDATES = 3  # an imported record naming its subject by pronoun is read against the 3 memories before it
 ANNOUNCED_UPDATE_SIMILARITY = 0.55  # cosine above which a memory announcing a change updates an older one
@@ -60,7 +63,7 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
-EMBED_BATCH = 32
+EMBED_BATCH = 16
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
 QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
 DEFAULT_FORGET_MATCHES, MAX_FORGET_MATCHES = 10, 50  # memories a forget by query previews or forgets
@@ -234,6 +237,7 @@ class ImportOutcome:
     imported: int = 0
     skipped: int = 0
     errors: list[str] = field(default_factory=list)
+    checks_pending: int = 0  # imported statements (of any import) still waiting for their update check
 
 
 class MemoryService:
@@ -261,6 +265,9 @@ class MemoryService:
             graph.neighbour_keys if graph is not None else None,
             activation.relevance if activation is not None else None,
         )
+        # Imported statements are read for updates by a background pass (started with the daemon: start_update_checks)
+        self._update_queue = UpdateCheckQueue(repository.database)
+        self._update_checks = UpdateCheckPass(self._update_queue, self.check_queued, self.models_loaded)
 
     @property
     def limits(self) -> Limits:
@@ -692,13 +699,30 @@ class MemoryService:
         outcome = ImportOutcome()
         batch: list[ImportItem] = []
         last_turns: dict[tuple[str, str], str] = {}  # (namespace, session) -> the text of its latest turn so far
-        for item in items:
-            batch.append(item)
-            if len(batch) >= IMPORT_BATCH:
-                self._import_batch(batch, outcome, last_turns)
-                batch = []
-        self._import_batch(batch, outcome, last_turns)
+        with self._update_checks.importing():
+            for item in items:
+                batch.append(item)
+                if len(batch) >= IMPORT_BATCH:
+                    self._import_batch(batch, outcome, last_turns)
+                    batch = []
+            self._import_batch(batch, outcome, last_turns)
+        outcome.checks_pending = sum(self._update_checks.counts().values())
         return outcome
+
+    def start_update_checks(self) -> None:
+        self._update_checks.start()
+
+    def stop_update_checks(self) -> None:
+        """Stop the pass after its current round; the rest stays queued in the store for the next start."""
+        self._update_checks.stop()
+
+    def update_checks_pending(self) -> dict[str, int]:
+        """Namespace -> imported statements still waiting for their update check."""
+        return self._update_checks.counts()
+
+    def wait_for_update_checks(self, timeout: float) -> bool:
+        """Whether every queued update check was done within `timeout` seconds."""
+        return self._update_checks.wait_until_done(timeout)
 
     def count(self) -> int:
         return self._repository.count()
@@ -766,15 +790,33 @@ class MemoryService:
         rows.sort(key=lambda r: r.created_at)
         stored_turns = self._stored_session_ends([row for row in rows if row.id in turns], last_turns)
         rows = [self._with_turn_before(row, last_turns, stored_turns) if row.id in turns else row for row in rows]
-        embeddings = self._embeddings([row.content for row in rows])
-        updates = self._index_and_find_updates(rows, embeddings, turns)
-        self._repository.insert_many(rows, embeddings)
+        # In parts, each embedded while the part before it is stored: the encoder and the store take turns otherwise.
+        parts = [rows[start: start + IMPORT_PART] for start in range(0, len(rows), IMPORT_PART)]
+        ahead = self._embedding_started([row.content for row in parts[0]]) if parts else None
+        for number, part in enumerate(parts):
+            embeddings = self._embedded(ahead)
+            if number + 1 < len(parts):
+                ahead = self._embedding_started([row.content for row in parts[number + 1]])
+            self._store_imported(part, embeddings, turns)
+            outcome.imported += len(part)
+
+    def _store_imported(self, rows: list[MemoryRow], embeddings, turns: set[str]) -> None:
+        """Index and store imported rows in one transaction. Statements (not transcript turns: what was said is kept
+        as history) join the update-check queue in it; turns and statements alike are found by search at once."""
+        queued = [row for row in rows if row.id not in turns] if embeddings is not None else []
+        self._update_checks.queue(queued)
+        try:
+            if embeddings is not None:
+                by_namespace: dict[str, list] = {}
+                for row, vector in zip(rows, embeddings, strict=True):
+                    by_namespace.setdefault(row.namespace, []).append((row.id, row.content, vector))
+                for namespace, items in by_namespace.items():
+                    self._vectors.add(namespace, items, load=True)
+            self._repository.insert_many(rows, embeddings, queued, utc_now())
+        except BaseException:
+            self._update_checks.unqueue(queued)
+            raise
         self._stored(rows)
-        now = utc_now()
-        self._repository.mark_superseded_many(updates, now)
-        for old_id, new_id in updates:
-            self._rows.mark_superseded(old_id, new_id, now)
-        outcome.imported += len(rows)
 
     def _stored_session_ends(self, turns: list[MemoryRow],
                              last_turns: dict[tuple[str, str], str]) -> dict[tuple[str, str], MemoryRow]:
@@ -802,65 +844,82 @@ class MemoryService:
             return row
         return replace(row, context=clipped_to_bytes(f"in reply to: {before}", self._limits.max_context_bytes))
 
-    def _index_and_find_updates(self, rows: list[MemoryRow], embeddings,
-                                turns: set[str] = frozenset()) -> list[tuple[str, str]]:
-        """Add the rows to the vector index one by one, oldest first, checking each against what came before.
-
-        Returns (older id, newer id) pairs where dedup says the newer record updates the older one. A record
-        older than the memory it matches (a late arrival) is itself the superseded one.
-        """
-        if embeddings is None:
-            return []
+    def check_queued(self, rows: list[MemoryRow], gone: Sequence[str] = ()) -> None:
+        """The update check of queued imported statements (UpdateCheckPass), oldest first: each is read against the
+        memories before it (statements still queued are not), and the updates found are stored, with the checks
+        taken off the queue, in one transaction. A statement older than the memory it matches (a late arrival) is
+        itself the superseded one."""
         checker = self._activation.dedup if self._activation and self._activation.settings.dedup else None
         judge = checker if isinstance(checker, RelationJudge) else None
         limit = self._activation.settings.dedup_candidates if checker else 0
+        vectors = {namespace: self._repository.embeddings_of(namespace, [r.id for r in rows if r.namespace == namespace])
+                   for namespace in {row.namespace for row in rows}}
+        checked: set[str] = set()
         in_batch = {row.id: row for row in rows}
         updates: list[tuple[str, str]] = []
-        for position, (row, vector) in enumerate(zip(rows, embeddings, strict=True)):
-            if row.id in turns:
-                # A turn of a transcript (a record with a speaker) is what was said, kept as history: the relation
-                # model reads statements of memory and takes chat turns on one topic for updates of each other.
-                self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
-                continue
-            pairs: list[tuple[str, str]] = []
-            implicit, revised = None, ""
-            if referent := self._implicit_import_update(row, vector, rows[:position], judge):
-                referred, relation = referent
-                # As on save: what "it" was is kept as context, so the record is found by the old subject.
-                rows[position] = row = replace(row, context=row.context or self._implicit_context(referred))
-                if relation == "UPDATE":
-                    implicit = referred
-                    pairs.append((implicit.id, row.id))
-                else:
-                    revised = referred.id
-            if judge is not None:
-                nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
-                replaced_ids, revised_too = self._imported_updates(judge, row,
-                                                                   [DedupCandidate(m, t, s) for m, t, s in nearest])
-                revised = revised or revised_too
-                for replaced in replaced_ids:
-                    if (later := self._in_time_order(row, replaced, in_batch)) and later not in pairs:
-                        pairs.append(later)
-                if revised and not pairs and self._in_time_order(row, revised, in_batch) == (revised, row.id):
-                    # As on save: the older memory stays current for the part this one leaves unchanged.
-                    rows[position] = row = replace(row, meta={**row.meta, PARTIAL_UPDATE_KEY: revised})
-            # Without the relation model, the rules below answer only when no implicit update was found.
-            elif implicit is None and (announced := self._announced_updates(row, vector, in_batch)):
-                pairs += [(old.id, row.id) for old in announced]
-            elif implicit is None and checker is not None:
-                nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False)
-                verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
-                # Imported logs hold many look-alike lines ("turn 5", "turn 6"); without a stated change only
-                # a near-paraphrase counts as an update.
-                if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id and (
-                        announces_change(row.content) or verdict.similarity >= IMPORT_UPDATE_SIMILARITY) \
-                        and (pair := self._in_time_order(row, verdict.memory_id, in_batch)):
-                    pairs.append(pair)
-            self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
-            for pair in pairs:
-                self._vectors.mark_superseded(row.namespace, *pair)
-            updates += pairs
-        return updates
+        revised: list[MemoryRow] = []
+        for position, row in enumerate(rows):
+            vector = vectors[row.namespace].get(row.id)
+            if vector is not None:
+                # Queued, and its own check still to come: read later, against this one.
+                not_yet = functools.partial(self._not_checked_yet, row.namespace, checked)
+                found, pairs = self._updates_of(row, vector, rows[:position], in_batch, judge, checker, limit, not_yet)
+                for pair in pairs:
+                    self._vectors.mark_superseded(row.namespace, *pair)
+                updates += pairs
+                if found is not row:
+                    revised.append(found)
+                    in_batch[row.id] = found
+            checked.add(row.id)
+        now = utc_now()
+        self._update_queue.finish([*checked, *gone], updates, revised, now)
+        for old_id, new_id in updates:
+            self._rows.mark_superseded(old_id, new_id, now)
+        for namespace in {row.namespace for row in revised}:
+            self._index_again(namespace, [row.id for row in revised if row.namespace == namespace])
+
+    def _not_checked_yet(self, namespace: str, checked: set[str], memory_id: str) -> bool:
+        return memory_id not in checked and self._update_checks.waiting(namespace, memory_id)
+
+    def _updates_of(self, row: MemoryRow, vector, earlier: list[MemoryRow], in_batch: dict[str, MemoryRow],
+                    judge: RelationJudge | None, checker, limit: int, not_yet) -> tuple[MemoryRow, list[tuple[str, str]]]:
+        """The imported statement as it is to be stored (an implicit reference's context, a partial update's mark)
+        and the (older id, newer id) pairs of what it updates; memories for which `not_yet` says True are not read."""
+        pairs: list[tuple[str, str]] = []
+        implicit, revised = None, ""
+        if referent := self._implicit_import_update(row, vector, earlier, judge, not_yet):
+            referred, relation = referent
+            # As on save: what "it" was is kept as context, so the record is found by the old subject.
+            row = replace(row, context=row.context or self._implicit_context(referred))
+            if relation == "UPDATE":
+                implicit = referred
+                pairs.append((implicit.id, row.id))
+            else:
+                revised = referred.id
+        if judge is not None:
+            nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
+            replaced_ids, revised_too = self._imported_updates(judge, row,
+                                                               [DedupCandidate(m, t, s) for m, t, s in nearest])
+            revised = revised or revised_too
+            for replaced in replaced_ids:
+                if (later := self._in_time_order(row, replaced, in_batch)) and later not in pairs:
+                    pairs.append(later)
+            if revised and not pairs and self._in_time_order(row, revised, in_batch) == (revised, row.id):
+                # As on save: the older memory stays current for the part this one leaves unchanged.
+                row = replace(row, meta={**row.meta, PARTIAL_UPDATE_KEY: revised})
+        # Without the relation model, the rules below answer only when no implicit update was found.
+        elif implicit is None and (announced := self._announced_updates(row, vector, in_batch, not_yet)):
+            pairs += [(old.id, row.id) for old in announced]
+        elif implicit is None and checker is not None:
+            nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
+            verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
+            # Imported logs hold many look-alike lines ("turn 5", "turn 6"); without a stated change only
+            # a near-paraphrase counts as an update.
+            if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id and (
+                    announces_change(row.content) or verdict.similarity >= IMPORT_UPDATE_SIMILARITY) \
+                    and (pair := self._in_time_order(row, verdict.memory_id, in_batch)):
+                pairs.append(pair)
+        return row, pairs
 
     def _in_time_order(self, row: MemoryRow, other_id: str, in_batch: dict[str, MemoryRow]) -> tuple[str, str] | None:
         """(older id, newer id) for an imported record and the memory it updates; a record older than that memory
@@ -890,26 +949,27 @@ class MemoryService:
         return replaced, max(partial, key=lambda p: p.relation.confidence).candidate.memory_id if partial else ""
 
     def _implicit_import_update(self, row: MemoryRow, vector, earlier_in_batch: list[MemoryRow],
-                                judge: RelationJudge | None = None) -> tuple[MemoryRow, str] | None:
+                                judge: RelationJudge | None, not_yet) -> tuple[MemoryRow, str] | None:
         """(the memory, "UPDATE" or "PARTIAL_UPDATE") for an imported record that names its subject only by pronoun
         ("bumped it to 2.0 this week", "she moved it to Wednesdays"). With the relation model: one of the namespace's
         REFERENT_CANDIDATES newest current memories before it, whatever their cosine (such a record shares few words
         and little meaning with what it changes; see _referent_updated). Without: the most similar earlier memory of
         its session that shares a word with it, when it announces a change."""
         if judge is not None and names_no_subject(row.content):
-            return self._referent_updated(judge, row, vector, earlier_in_batch)
+            return self._referent_updated(judge, row, vector, earlier_in_batch, not_yet)
         if not row.session_id or not _points_back_to_change(row.content):
             return None
         earlier = {m.id: m for m in earlier_in_batch[-SESSION_LOOKBACK * 4:]
                    if m.session_id == row.session_id and m.namespace == row.namespace}
-        earlier.update((m.id, m) for m in self._repository.recent_in_session(row.namespace, row.session_id, SESSION_LOOKBACK)
-                       if m.created_at <= row.created_at)
+        earlier.update((m.id, m) for m in self._repository.recent_in_session(row.namespace, row.session_id,
+                                                                             SESSION_LOOKBACK, row.created_at)
+                       if m.id != row.id and not not_yet(m.id))
         earlier = {m: memory for m, memory in earlier.items() if shares_topic(row.content, memory.content)}
         closest = self._closest(row.namespace, vector, earlier) if earlier else None
         return (closest, "UPDATE") if closest else None
 
     def _referent_updated(self, judge: RelationJudge, row: MemoryRow, vector,
-                          earlier_in_batch: list[MemoryRow]) -> tuple[MemoryRow, str] | None:
+                          earlier_in_batch: list[MemoryRow], not_yet) -> tuple[MemoryRow, str] | None:
         """The newest current memories before the record (this batch's and the store's), each read with it by the
         relation model; of those it surely reads the record as updating (wholly or in part), one that shares a word
         or a kind of value with it, then the closest in meaning, since it reads a pronoun statement as an update of
@@ -917,7 +977,11 @@ class MemoryService:
         only where it is sure the update is whole."""
         in_batch = [m for m in earlier_in_batch if m.namespace == row.namespace
                     and self._vectors.current_version(row.namespace, m.id) == m.id]
-        stored = self._repository.latest_current_before(row.namespace, row.created_at, REFERENT_CANDIDATES)
+        # The store's newest before it, but the record itself, those whose check is still to come, and those this
+        # round of checks has superseded already (the store learns of them at the round's end).
+        stored = [m for m in self._repository.latest_current_before(row.namespace, row.created_at, REFERENT_CANDIDATES,
+                                                                    exclude=row.id)
+                  if not not_yet(m.id) and self._vectors.current_version(row.namespace, m.id) == m.id]
         newest = sorted({m.id: m for m in [*in_batch[-REFERENT_CANDIDATES:], *stored]}.values(),
                         key=lambda m: m.created_at, reverse=True)[:REFERENT_CANDIDATES]
         updated: dict[str, tuple[MemoryRow, str]] = {}
@@ -942,7 +1006,8 @@ class MemoryService:
             if len(updated) > 1 else None
         return updated[closest.id if closest else next(iter(updated))]
 
-    def _announced_updates(self, row: MemoryRow, vector, known: dict[str, MemoryRow]) -> list[MemoryRow]:
+    def _announced_updates(self, row: MemoryRow, vector, known: dict[str, MemoryRow],
+                           not_yet=None) -> list[MemoryRow]:
         """The older current memories a memory announcing a change ("we moved deploys to Thursdays", "the plan went
         up to 12 dollars", "I misread the booking") updates: the closest on its topic, and a second one nearly as
         close (a reversal "back to Django" matches both the original and what replaced it). A match with an
@@ -952,7 +1017,7 @@ class MemoryService:
             return []
         close: dict[str, float] = {}
         returning = announces_return(row.content)
-        for m, text, s in self._vectors.nearest(row.namespace, vector, 5):
+        for m, text, s in self._vectors.nearest(row.namespace, vector, 5, exclude=not_yet):
             current = self._vectors.current_version(row.namespace, m)
             # A state said to be back ("we bought a car again") restates a replaced version, often in other words:
             # a replaced version on its topic is enough from the lower cosine of a stated update.
@@ -970,16 +1035,29 @@ class MemoryService:
         return [m for m, s in older[:2] if s >= older[0][1] - SECOND_UPDATE_MARGIN]
 
     def _embeddings(self, texts: list[str]) -> list | None:
+        return self._embedded(self._embedding_started(texts))
+
+    def _embedding_started(self, texts: list[str]) -> tuple[list[list[int]], list[Future], int] | None:
+        """Start embedding the texts on the embedding pool; _embedded() collects them (None without an encoder)."""
         if self._activation is None or not texts:
             return None
         # Batches of similar length: each is padded to its longest text, so mixing lengths wastes most of the work.
         # The encoder runs one thread per call (what a single message wants); batches run side by side on the cores.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         batches = [order[start: start + EMBED_BATCH] for start in range(0, len(order), EMBED_BATCH)]
-        chunks = list(_embedding_pool().map(lambda batch: self._activation.embed([texts[i] for i in batch]), batches))
+        return batches, [_embedding_pool().submit(self._activation.embed, [texts[i] for i in batch])
+                         for batch in batches], len(texts)
+
+    @staticmethod
+    def _embedded(started: tuple[list[list[int]], list[Future], int] | None) -> list | None:
+        """The embeddings _embedding_started() began, in the texts' order; None if the encoder gave none."""
+        if started is None:
+            return None
+        batches, futures, count = started
+        chunks = [future.result() for future in futures]
         if any(chunk is None for chunk in chunks):
             return None
-        vectors: list = [None] * len(texts)
+        vectors: list = [None] * count
         for batch, chunk in zip(batches, chunks, strict=True):
             for i, vector in zip(batch, chunk, strict=True):
                 vectors[i] = vector

@@ -148,19 +148,25 @@ class VectorIndex:
         self._namespaces: NamespaceSlots[_NamespaceVectors] = NamespaceSlots(self._built)
         self._graph_from = graph_from
 
-    def nearest(self, namespace: str, vector: np.ndarray, limit: int,
-                include_superseded: bool = True) -> list[tuple[str, str, float]]:
-        """(memory id, text, cosine) of the closest memories, closest first."""
+    def nearest(self, namespace: str, vector: np.ndarray, limit: int, include_superseded: bool = True,
+                exclude: Callable[[str], bool] | None = None) -> list[tuple[str, str, float]]:
+        """(memory id, text, cosine) of the closest memories, closest first; none for which `exclude` says True
+        (asking for more until `limit` others are found)."""
         vectors = self._namespace(namespace)
         vector = np.asarray(vector, dtype=np.float32)
         with vectors.lock:
-            if vectors.size == 0 or limit <= 0:
-                return []
-            if vectors.graph is not None:
-                found = vectors.approximate(vector, limit, include_superseded)
-            else:
-                found = vectors.exact(vector, limit, include_superseded)
-            return [(vectors.ids[i], vectors.texts[i], s) for i, s in found]
+            count = limit
+            while vectors.size and limit > 0:
+                if vectors.graph is not None:
+                    found = vectors.approximate(vector, count, include_superseded)
+                else:
+                    found = vectors.exact(vector, count, include_superseded)
+                kept = [(vectors.ids[i], vectors.texts[i], s) for i, s in found
+                        if exclude is None or not exclude(vectors.ids[i])]
+                if len(kept) >= limit or len(found) < count:
+                    return kept[:limit]
+                count *= 4
+            return []
 
     def graph_ready(self, namespace: str) -> bool:
         """Whether searches in the namespace go through its HNSW graph."""

@@ -57,6 +57,23 @@ class MemoryRow:
         return " ".join((self.content, *self.tags, *self.entities)).lower()
 
 
+# The SQL type of each value MemoryRow.as_params() gives, in order: an insert binds one list per column and unnests them.
+_PARAM_TYPES = ("VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR[]", "VARCHAR[]", "DOUBLE", "TIMESTAMP", "TIMESTAMP", "BIGINT",
+                "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "TIMESTAMP", "BOOLEAN", "TIMESTAMP",
+                "VARCHAR")
+_UNNESTED = ", ".join(f"unnest(?::{sql_type}[]) AS c{i}" for i, sql_type in enumerate(_PARAM_TYPES))
+_VECTOR_FROM_COLUMNS = ("[" + ", ".join(f"import_vectors.column{d}" for d in range(EMBEDDING_DIMENSIONS))
+                        + f"]::FLOAT[{EMBEDDING_DIMENSIONS}]")
+
+
+def embedding_matrix(embeddings: Sequence[Sequence[float] | None] | None, count: int) -> np.ndarray | None:
+    """The embeddings as one (count, 384) float32 matrix, when every row has one of the stored size; else None."""
+    if embeddings is None or len(embeddings) != count or any(e is None for e in embeddings):
+        return None
+    matrix = np.asarray(embeddings, dtype=np.float32)
+    return matrix if matrix.ndim == 2 and matrix.shape[1] == EMBEDDING_DIMENSIONS else None
+
+
 def stored_vector(embedding: Sequence[float] | None) -> list[float] | None:
     if embedding is None:
         return None
@@ -116,18 +133,42 @@ class MemoryRepository:
         with self._db.writing() as cursor:
             cursor.execute(_INSERT, row.as_params() + [stored_vector(embedding)])
 
-    def insert_many(self, rows: Sequence[MemoryRow], embeddings: Sequence[Sequence[float] | None] | None = None) -> None:
-        """Multi-row INSERTs in one transaction: DuckDB pays per statement, and executemany is one per row."""
+    def insert_many(self, rows: Sequence[MemoryRow], embeddings: Sequence[Sequence[float] | None] | None = None,
+                    queued_for_check: Sequence[MemoryRow] = (), queued_at: datetime | None = None) -> None:
+        """Rows in one transaction, a column per bound list (a bound value per field cost twice as much, and 384 bound
+        floats per embedding five times). Rows in `queued_for_check` join the update-check queue
+        (store/update_checks.py) in the same transaction."""
         if not rows:
             return
-        vectors = [stored_vector(e) for e in embeddings] if embeddings is not None else [None] * len(rows)
-        params = [r.as_params() + [v] for r, v in zip(rows, vectors, strict=True)]
+        matrix = embedding_matrix(embeddings, len(rows))
         with self._db.transaction() as cursor:
-            for start in range(0, len(params), INSERT_CHUNK):
-                chunk = params[start: start + INSERT_CHUNK]
-                row = "(" + ", ".join("?" * len(chunk[0])) + ")"
-                cursor.execute(_INSERT.split(" VALUES ")[0] + " VALUES " + ", ".join([row] * len(chunk)),
-                               [value for values in chunk for value in values])
+            for start in range(0, len(rows), INSERT_CHUNK):
+                chunk = rows[start: start + INSERT_CHUNK]
+                if embeddings is not None and matrix is None:  # some rows without one: a bound list per row
+                    params = [r.as_params() + [stored_vector(e)]
+                              for r, e in zip(chunk, embeddings[start: start + INSERT_CHUNK], strict=True)]
+                    row = "(" + ", ".join("?" * len(params[0])) + ")"
+                    cursor.execute(_INSERT.split(" VALUES ")[0] + " VALUES " + ", ".join([row] * len(params)),
+                                   [value for values in params for value in values])
+                    continue
+                columns = [list(column) for column in zip(*(r.as_params() for r in chunk))]
+                if matrix is None:
+                    cursor.execute(f"INSERT INTO memories ({MEMORY_COLUMNS}, search_text, embedding) "
+                                   f"SELECT *, NULL FROM (SELECT {_UNNESTED})", columns)
+                    continue
+                # The embeddings are scanned from a float32 array: a column per dimension, a last one for the position.
+                import_vectors = np.ascontiguousarray(np.vstack([matrix[start: start + len(chunk)].T,
+                                                                 np.arange(len(chunk), dtype=np.float32)[None, :]]))
+                cursor.execute(
+                    f"INSERT INTO memories ({MEMORY_COLUMNS}, search_text, embedding) SELECT v.* EXCLUDE (position), "
+                    f"{_VECTOR_FROM_COLUMNS} FROM (SELECT {_UNNESTED}, unnest(range(?)) AS position) AS v "
+                    f"JOIN import_vectors ON import_vectors.column{EMBEDDING_DIMENSIONS} = v.position",
+                    [*columns, len(chunk)])
+                del import_vectors
+            if queued_for_check:
+                cursor.execute("INSERT INTO update_checks (memory_id, namespace, queued_at) "
+                               "SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), ?",
+                               [[r.id for r in queued_for_check], [r.namespace for r in queued_for_check], queued_at])
 
     def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
         """Ids, contents and embeddings of a namespace's memories that have one, and the successor of each superseded one."""
@@ -222,10 +263,12 @@ class MemoryRepository:
                     [at, *memory_ids],
                 )
 
-    def recent_in_session(self, namespace: str, session_id: str, limit: int) -> list[MemoryRow]:
+    def recent_in_session(self, namespace: str, session_id: str, limit: int, before=None) -> list[MemoryRow]:
+        """The session's newest memories (created at or before `before`, when given), newest first."""
         rows = self._db.cursor().execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? ORDER BY created_at DESC LIMIT ?",
-            [namespace, session_id, limit],
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? "
+            "AND (?::TIMESTAMP IS NULL OR created_at <= ?) ORDER BY created_at DESC LIMIT ?",
+            [namespace, session_id, before, before, limit],
         ).fetchall()
         return [memory_row(r) for r in rows]
 
@@ -240,12 +283,12 @@ class MemoryRepository:
         found = [memory_row(r) for r in rows]
         return {row.session_id: row for row in found}
 
-    def latest_current_before(self, namespace: str, before, limit: int) -> list[MemoryRow]:
-        """The namespace's newest current memories created at or before `before`, newest first."""
+    def latest_current_before(self, namespace: str, before, limit: int, exclude: str = "") -> list[MemoryRow]:
+        """The namespace's newest current memories created at or before `before` (but `exclude`), newest first."""
         rows = self._db.cursor().execute(
             f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND created_at <= ? AND superseded_by IS NULL "
-            "AND archived_at IS NULL ORDER BY created_at DESC LIMIT ?",
-            [namespace, before, limit],
+            "AND archived_at IS NULL AND id <> ? ORDER BY created_at DESC LIMIT ?",
+            [namespace, before, exclude, limit],
         ).fetchall()
         return [memory_row(r) for r in rows]
 
@@ -314,7 +357,8 @@ class MemoryRepository:
 
     def existing_external_ids(self, namespace: str, external_ids: Iterable[str]) -> set[str]:
         rows = self._db.cursor().execute(
-            "SELECT external_id FROM memories WHERE namespace = ? AND list_contains(?, external_id)",
+            # A hash semi-join: list_contains compared every stored id with the whole list.
+            "SELECT external_id FROM memories WHERE namespace = ? AND external_id IN (SELECT unnest(?::VARCHAR[]))",
             [namespace, list(external_ids)],
         ).fetchall()
         return {r[0] for r in rows}

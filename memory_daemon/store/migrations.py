@@ -240,4 +240,19 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             """,
         ),
     ),
+    (
+        11,
+        (
+            # Imported statements waiting for the background update check (memory_daemon/memory/update_checks.py):
+            # written in the import's transaction, deleted in the transaction that records what the check found, so
+            # a restart resumes where the pass stopped. Derived work, not data: dumps leave this table out.
+            """
+            CREATE TABLE update_checks (
+                memory_id VARCHAR PRIMARY KEY,
+                namespace VARCHAR NOT NULL,
+                queued_at TIMESTAMP NOT NULL
+            )
+            """,
+        ),
+    ),
 )

@@ -376,21 +376,23 @@ class ImportRecord(_message.Message):
     def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., namespace: _Optional[str] = ..., timestamp: _Optional[str] = ..., speaker: _Optional[str] = ..., session: _Optional[str] = ...) -> None: ...
 
 class ImportReply(_message.Message):
-    __slots__ = ("imported", "skipped", "errors")
+    __slots__ = ("imported", "skipped", "errors", "update_checks_pending")
     IMPORTED_FIELD_NUMBER: _ClassVar[int]
     SKIPPED_FIELD_NUMBER: _ClassVar[int]
     ERRORS_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_CHECKS_PENDING_FIELD_NUMBER: _ClassVar[int]
     imported: int
     skipped: int
     errors: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
+    update_checks_pending: int
+    def __init__(self, imported: _Optional[int] = ..., skipped: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ..., update_checks_pending: _Optional[int] = ...) -> None: ...
 
 class GetStatusRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class GetStatusReply(_message.Message):
-    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models", "wal_bytes", "indexes")
+    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models", "wal_bytes", "indexes", "update_checks")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -405,6 +407,7 @@ class GetStatusReply(_message.Message):
     DEGRADED_MODELS_FIELD_NUMBER: _ClassVar[int]
     WAL_BYTES_FIELD_NUMBER: _ClassVar[int]
     INDEXES_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_CHECKS_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     uptime_seconds: float
@@ -419,7 +422,16 @@ class GetStatusReply(_message.Message):
     degraded_models: _containers.RepeatedScalarFieldContainer[str]
     wal_bytes: int
     indexes: _containers.RepeatedCompositeFieldContainer[IndexStatus]
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ..., wal_bytes: _Optional[int] = ..., indexes: _Optional[_Iterable[_Union[IndexStatus, _Mapping]]] = ...) -> None: ...
+    update_checks: _containers.RepeatedCompositeFieldContainer[UpdateChecksPending]
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ..., wal_bytes: _Optional[int] = ..., indexes: _Optional[_Iterable[_Union[IndexStatus, _Mapping]]] = ..., update_checks: _Optional[_Iterable[_Union[UpdateChecksPending, _Mapping]]] = ...) -> None: ...
+
+class UpdateChecksPending(_message.Message):
+    __slots__ = ("namespace", "pending")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    pending: int
+    def __init__(self, namespace: _Optional[str] = ..., pending: _Optional[int] = ...) -> None: ...
 
 class IndexStatus(_message.Message):
     __slots__ = ("namespace", "mode", "rows", "unsaved")
