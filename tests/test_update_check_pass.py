@@ -45,7 +45,7 @@ def test_a_sigkill_keeps_the_queue_and_the_restarted_daemon_finishes_it(workdir)
             reply = client.import_records(records())
             assert (reply.imported, reply.update_checks_pending) == (FILLERS + 2, FILLERS + 2)
             hits = client.search_memory(query="which Python does the billing service run on?", limit=5).hits
-            assert {"old", "new"} <= {h.memory.external_id for h in hits}  # stored and searchable already
+            assert {"old", "new"} <= {h.memory.external_id for h in hits}  # stored, and found by their words already
     finally:
         daemon.process.send_signal(signal.SIGKILL)
         daemon.process.wait(timeout=30)
@@ -135,5 +135,20 @@ def test_a_statement_whose_check_keeps_failing_is_left_current_and_the_queue_goe
             update_pass.stop()
         assert checked == ["m0", "m1", "m3", "m4"] and queue.pending() == {}
         assert update_pass.counts() == {}
+    finally:
+        database.close()
+
+
+def test_statements_whose_insert_failed_leave_the_queue_in_ram_too(tmp_path):
+    database = Database(tmp_path / "q.duckdb")
+    try:
+        update_pass = UpdateCheckPass(UpdateCheckQueue(database), lambda rows, gone: None, ready=lambda: True)
+        now = datetime(2026, 1, 1)
+        rows = [MemoryRow(id=f"m{i}", namespace=f"ns{i % 2}", content=f"statement {i}", tags=(), entities=(),
+                          strength=1.0, created_at=now, last_used_at=now, use_count=0) for i in range(5)]
+        update_pass.queue(rows)
+        assert update_pass.counts() == {"ns0": 3, "ns1": 2} and update_pass.waiting("ns0", "m2")
+        update_pass.unqueue(rows)
+        assert update_pass.counts() == {} and not update_pass.waiting("ns0", "m2")
     finally:
         database.close()

@@ -180,7 +180,7 @@ def bench_retrieval(quick: bool) -> int:
     rates = imports["rates"]
     overall = len(rates) / sum(1 / r for r in rates)  # the whole run's items/s: equal chunks, so a harmonic mean
     print(f"\nbulk import through ImportMemories, {imports['imported']:,} look-alike records with embeddings, stored "
-          f"and searchable when each call answers, in {len(rates)} chunks: {overall:.0f} items/s over the whole run "
+          f"and found by words when each call answers, in {len(rates)} chunks: {overall:.0f} items/s over the whole run "
           f"(target >= 500); first tenth {rates[0]:.0f}, last tenth {rates[-1]:.0f} items/s, last/first "
           f"{rates[-1] / rates[0]:.2f} (target >= 0.80)")
     checks = imports["checks_seconds"]

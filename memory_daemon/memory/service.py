@@ -802,14 +802,16 @@ class MemoryService:
 
     def _store_imported(self, rows: list[MemoryRow], embeddings, turns: set[str]) -> None:
         """Index and store imported rows in one transaction. Statements (not transcript turns: what was said is kept
-        as history) join the update-check queue in it; turns and statements alike are found by search at once."""
+        as history) join the update-check queue in it, and reach the vector index when their check has run, so that
+        each check reads only what came before its statement; the lexical index has every row at once."""
         queued = [row for row in rows if row.id not in turns] if embeddings is not None else []
         self._update_checks.queue(queued)
         try:
             if embeddings is not None:
                 by_namespace: dict[str, list] = {}
                 for row, vector in zip(rows, embeddings, strict=True):
-                    by_namespace.setdefault(row.namespace, []).append((row.id, row.content, vector))
+                    if row.id in turns:
+                        by_namespace.setdefault(row.namespace, []).append((row.id, row.content, vector))
                 for namespace, items in by_namespace.items():
                     self._vectors.add(namespace, items, load=True)
             self._repository.insert_many(rows, embeddings, queued, utc_now())
@@ -864,6 +866,7 @@ class MemoryService:
                 # Queued, and its own check still to come: read later, against this one.
                 not_yet = functools.partial(self._not_checked_yet, row.namespace, checked)
                 found, pairs = self._updates_of(row, vector, rows[:position], in_batch, judge, checker, limit, not_yet)
+                self._vectors.add(row.namespace, [(row.id, row.content, vector)], load=True)
                 for pair in pairs:
                     self._vectors.mark_superseded(row.namespace, *pair)
                 updates += pairs

@@ -23,11 +23,11 @@ FAILED_ROUND_PAUSE_SECONDS = 5.0
 class UpdateCheckPass:
     """Owns the queue's in-RAM copy and the thread that drains it, oldest statement first.
 
-    An import stores and indexes its records at once (they are found by search right away) and queues each statement
-    here; the pass then reads it with the relation model against the namespace's memories, as the import used to
-    inline, and records the updates found. Until then a statement and what it replaces are both current. Statements
-    still queued are left out of each other's candidates, so every statement is read only against what came before
-    it, as it would have been inline.
+    An import stores its records and indexes their words at once, and queues each statement here; the pass then reads
+    it with the relation model against the namespace's memories, as the import used to inline, records the updates
+    found, and adds the statement to the vector index. Until then a statement is not found by meaning, and it and what
+    it replaces are both current. Statements still queued are not in the vector index, so every statement is read
+    only against what came before it, as it would have been inline.
     """
 
     def __init__(self, queue: UpdateCheckQueue, check: Callable[[list[MemoryRow], list[str]], None],
@@ -78,7 +78,10 @@ class UpdateCheckPass:
 
     def unqueue(self, rows: Sequence[MemoryRow]) -> None:
         """Rows queued whose insert failed."""
-        self._settled({row.namespace: [row.id] for row in rows})
+        failed: dict[str, list[str]] = {}
+        for row in rows:
+            failed.setdefault(row.namespace, []).append(row.id)
+        self._settled(failed)
 
     def waiting(self, namespace: str, memory_id: str) -> bool:
         """Whether the memory's own check has not run yet."""

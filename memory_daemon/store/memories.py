@@ -171,7 +171,8 @@ class MemoryRepository:
                                [[r.id for r in queued_for_check], [r.namespace for r in queued_for_check], queued_at])
 
     def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
-        """Ids, contents and embeddings of a namespace's memories that have one, and the successor of each superseded one."""
+        """Ids, contents and embeddings of a namespace's memories that have one (but statements waiting for their
+        update check), and the successor of each superseded one."""
         columns, ids, contents, successors = self._embedded(namespace, ", embedding")
         matrix = (np.stack(columns["embedding"]).astype(np.float32, copy=False) if ids
                   else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
@@ -186,8 +187,10 @@ class MemoryRepository:
         # fetchnumpy hands over each embedding as one float32 array; fetchall would build 384 Python floats per
         # row first (about 9 KB each, 16 GB of transient objects at a million memories).
         columns = self._db.cursor().execute(
-            f"SELECT id, content, superseded_by{extra_column} FROM memories "
-            "WHERE namespace = ? AND embedding IS NOT NULL ORDER BY created_at",
+            # Not those waiting for their update check: the check adds each to the vector index once it has run.
+            f"SELECT id, content, superseded_by{extra_column} FROM memories WHERE namespace = ? "
+            "AND embedding IS NOT NULL AND NOT EXISTS (SELECT 1 FROM update_checks q WHERE q.memory_id = memories.id) "
+            "ORDER BY created_at",
             [namespace],
         ).fetchnumpy()
         # tolist(), not list(): iterating a masked array (superseded_by has NULLs) costs microseconds an element.
