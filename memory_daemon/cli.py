@@ -170,6 +170,8 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     bench.add_argument("--beside-worst-case", action="store_true",
                        help="hooks: run beside a client saving 64 KiB in a loop in its own namespace "
                             "(load always runs a phase beside one)")
+    bench.add_argument("--memories", type=int, action="append", default=[], metavar="N",
+                       help="retrieval: only the scale row at this store size (repeatable), without the import run")
 
     service = verbs.add_parser("service", help="run the daemon as a systemd user unit (Linux) or launchd agent (macOS)")
     service_actions = service.add_subparsers(dest="service_verb", required=True, metavar="ACTION")
@@ -285,7 +287,8 @@ def _main(argv: list[str] | None = None) -> int:
     if args.verb == "bench":
         from memory_daemon.bench.runner import run_bench
 
-        return run_bench(args.suite, quick=args.quick, beside_worst_case=args.beside_worst_case)
+        return run_bench(args.suite, quick=args.quick, beside_worst_case=args.beside_worst_case,
+                         sizes=tuple(args.memories))
     if args.verb == "service":
         from memory_daemon.ops.service_install import run_service_verb
 

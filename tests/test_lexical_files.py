@@ -7,11 +7,12 @@ import hashlib
 import json
 import random
 from dataclasses import replace
+from datetime import datetime, timezone
 
 import duckdb
 import numpy as np
 
-from memory_daemon.retrieval.ann_index import IndexFiles
+from memory_daemon.retrieval.ann_index import IndexFiles, fingerprint
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex, _NamespaceIndex
 from memory_daemon.retrieval.postings import Postings
 from memory_daemon.retrieval.row_cache import RowCache
@@ -37,13 +38,18 @@ class Store:
         rng = random.Random(7)
         self.rows = {m.id: m for m in (memory(i, rng) for i in range(count))}
         self.whole_reads = 0
+        self.digest_reads = 0
 
     def all(self, namespace):
         self.whole_reads += 1
         return list(self.rows.values())
 
     def digests(self, namespace):
+        self.digest_reads += 1
         return {m.id: m.digest for m in self.rows.values()}
+
+    def fingerprint(self, namespace):
+        return fingerprint((m.id, m.digest) for m in self.rows.values())
 
     def some(self, namespace, ids):
         return [self.rows[i] for i in ids if i in self.rows]
@@ -69,6 +75,7 @@ def test_a_saved_index_answers_as_the_one_built_from_the_store(tmp_path):
     loaded = LexicalIndex(store, tmp_path, save_from=10)
     assert answers(loaded) == answers(built)
     assert store.whole_reads == 1  # the second index read no memory from the store
+    assert store.digest_reads == 0  # nor compared them one by one: its fingerprint is the store's
     assert answers(built)[0][0][0]  # the queries do find something
     assert LexicalIndex(store, tmp_path, save_from=1_000).save_unsaved() == 0  # below save_from: never saved
 
@@ -83,8 +90,8 @@ def test_writes_deletes_and_edits_since_the_save_are_caught_up(tmp_path):
         del store.rows[f"m{i}"]
     store.rows["m6"] = memory(6, rng, "the quokka migration moved to friday")
     loaded = LexicalIndex(store, tmp_path, save_from=10)
-    assert store.whole_reads == 1
     assert loaded.search(["ns"], "w305x", 1)[0][0] == "m305"
+    assert store.whole_reads == 1 and store.digest_reads == 1  # the fingerprints differ: compared row by row
     assert {m for q in ("w3x", "w4x", "w5x", "w6x") for m, _ in loaded.search(["ns"], q, 50)} \
         & {"m3", "m4", "m5", "m6"} == set()
     assert loaded.search(["ns"], "quokka migration", 1)[0][0] == "m6"
@@ -179,6 +186,26 @@ def test_the_store_computes_the_same_digest_as_the_daemon():
     stored = [d for (d,) in con.execute(f"SELECT {INDEXED_DIGEST} FROM memories").fetchall()]
     assert stored == [indexed_digest(*row) for row in rows]
     assert len(set(stored)) == 3
+
+
+def test_the_store_computes_the_same_fingerprint_as_a_save(tmp_path):
+    from memory_daemon.store import Database, MemoryRepository
+    from memory_daemon.store.memories import MemoryRow
+
+    repository = MemoryRepository(Database(tmp_path / "cortexd.duckdb"))
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    rows = [MemoryRow(f"m{i}", "ns", text, tags, (), 1.0, now, now, 0, context=context)
+            for i, (text, context, tags) in enumerate([("Python 3.12 on host-7 ✓ naïve", "", ()),
+                                                        ("a", "from the standup", ("ops", "db")),
+                                                        ("two\nlines", "", ("only",))])]
+    repository.insert_many(rows, [np.ones(384, dtype=np.float32)] * 3)
+    repository.insert_many([replace(rows[0], id="other", namespace="elsewhere")])
+    assert repository.indexed_fingerprint("ns") == fingerprint(
+        (r.id, indexed_digest(r.content, r.context, r.tags, r.entities)) for r in rows)
+    assert repository.embedded_fingerprint("ns") == fingerprint((r.id, r.content) for r in rows)
+    assert repository.indexed_fingerprint("ns") != repository.embedded_fingerprint("ns")
+    assert repository.indexed_fingerprint("empty") == (0, 0)
+    repository.database.close()
 
 
 def test_a_bulk_read_of_rows_never_brings_back_an_older_version():

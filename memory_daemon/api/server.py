@@ -50,6 +50,7 @@ from memory_daemon.api.idempotency import IdempotentReplies
 
 SHUTDOWN_GRACE_SECONDS = 10.0
 MODEL_LOAD_JOIN_SECONDS = 120.0  # how long a stop waits for a model load still under way
+SAVED_INDEXES_HEAD_START_SECONDS = 30.0  # the longest the models after the encoder wait for the saved indexes
 EXIT_ALREADY_RUNNING = 3  # another daemon, or another process, owns the data dir, the socket or the store
 EXIT_BAD_CONFIG = 2  # these settings cannot work here: a restart fixes neither this nor the one above
 EXIT_STORE_FAULT = 1  # the store was lost while serving, or the stop could not fold the WAL in: a restart replays it
@@ -186,10 +187,14 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     loop = asyncio.get_running_loop()
     models_loaded = asyncio.Event()
 
-    # Models load beside the server, so the socket answers at once; calls that need them wait for the load.
+    # Models load beside the server, so the socket answers at once; calls that need them wait for the load. The
+    # encoder loads first; then the indexes saved beside the store have the cores to themselves for a while, as a
+    # restarted daemon's first search needs only those, before spaCy and the classifiers (saves, analyses) load.
+    saved_indexes_loaded = threading.Event()
+
     def load_models() -> None:
         try:
-            activation.load()
+            activation.load(after_encoder=lambda: saved_indexes_loaded.wait(SAVED_INDEXES_HEAD_START_SECONDS))
             log_event("models", loaded=[f"{s.name} ({s.load_ms:.0f} ms)" for s in activation.statuses if s.ok],
                       degraded=list(activation.degraded()))
         finally:
@@ -276,6 +281,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
 
     checkpointer = WalCheckpointer(database, settings.store, on_store_lost=stop_for_lost_store).start()
     index_saver = PeriodicSave(memories.save_indexes, settings.retrieval.vector_save_seconds).start()
+    memories.load_saved_indexes_in_background(saved_indexes_loaded)
     memories.start_update_checks()  # waits for the models, then reads what imports queued (before a restart too)
 
     # The store is open by now; the services report NOT_SERVING until the models have loaded, then SERVING even
@@ -305,7 +311,8 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         await asyncio.to_thread(index_saver.stop)  # saves what changed since the last save, once more
         await asyncio.to_thread(checkpointer.stop)
         # Exiting while onnxruntime or spaCy is still loading aborts the process ("terminate called without an
-        # active exception"): a stop soon after the start waits for the load to finish.
+        # active exception"): a stop soon after the start waits for the load to finish (without its head start).
+        saved_indexes_loaded.set()
         await asyncio.to_thread(model_loader.join, MODEL_LOAD_JOIN_SECONDS)
         if metrics is not None:
             metrics.close()

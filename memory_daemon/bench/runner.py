@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-def run_bench(suite: str, quick: bool = False, beside_worst_case: bool = False) -> int:
+def run_bench(suite: str, quick: bool = False, beside_worst_case: bool = False, sizes: tuple[int, ...] = ()) -> int:
     if suite == "transport":
         from memory_daemon.bench.transport import bench_transport
 
@@ -15,7 +15,7 @@ def run_bench(suite: str, quick: bool = False, beside_worst_case: bool = False) 
     if suite == "retrieval":
         from memory_daemon.bench.retrieval import bench_retrieval
 
-        return bench_retrieval(quick)
+        return bench_retrieval(quick, sizes)
     if suite == "graph":
         from memory_daemon.bench.graph import bench_graph
 

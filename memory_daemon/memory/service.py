@@ -9,7 +9,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +19,7 @@ from memory_daemon.core.logs import log_event
 from memory_daemon.core.secrets import SecretFilter
 from memory_daemon.activation.analyzer import ActivationPipeline, Analysis
 from memory_daemon.core.errors import InvalidArgument, NotFound, Unavailable, known_fault
+from memory_daemon.core.heap import release_freed_memory
 from memory_daemon.core.priority import run_in_background
 from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
@@ -144,6 +145,9 @@ class _StoredMemories:
     def digests(self, namespace: str) -> dict[str, str]:
         return self._repository.indexed_digests(namespace)
 
+    def fingerprint(self, namespace: str) -> tuple[int, int]:
+        return self._repository.indexed_fingerprint(namespace)
+
     def some(self, namespace: str, ids) -> list[IndexedMemory]:
         found = []
         for start in range(0, len(ids), self.CHUNK):
@@ -176,6 +180,7 @@ class _StoredMemories:
                 self._rows.fill(lambda: self._repository.all_in(namespace))
             except Exception as error:  # noqa: BLE001 - the daemon stopping, say: searches fetch their own rows
                 log_event("row_cache_not_filled", level=logging.WARNING, namespace=namespace, detail=str(error))
+            release_freed_memory()
 
         threading.Thread(target=fill, name="cortexd-row-cache", daemon=True).start()
 
@@ -253,7 +258,7 @@ class MemoryService:
         self._corrections = CorrectionRepository(repository.database)
         # index_root: where large namespaces' vector graphs are saved (the daemon's data dir); None keeps them in RAM
         self._vectors = VectorIndex(repository.embeddings, retrieval.vector_graph_from, index_root,
-                                    repository.embedded_rows, repository.embeddings_of)
+                                    repository.embedded_rows, repository.embeddings_of, repository.embedded_fingerprint)
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
         stored = self._stored_memories = _StoredMemories(repository, self._rows)
@@ -746,6 +751,34 @@ class MemoryService:
         search mode it serves in now."""
         self._lexical.rebuild(namespace)
         return self._vectors.rebuild(namespace)
+
+    def load_saved_indexes_in_background(self, done: threading.Event) -> None:
+        """Start loading the indexes saved beside the store, largest namespace first: one thread for the lexical
+        indexes and one for the vector graphs, so the two loads of a namespace overlap and a restarted daemon's
+        first search finds them loaded or loading instead of loading one after the other when it arrives. Sets
+        `done` when both threads have finished (at once when nothing was saved)."""
+        largest_first = [n for n, *_counts in sorted(self._repository.namespace_counts(), key=lambda c: -c[1])]
+
+        def load_each(load: Callable[[str], bool]) -> None:  # at full priority: a first search may be waiting on it
+            for namespace in largest_first:
+                try:
+                    load(namespace)
+                except Exception as error:  # noqa: BLE001 - the daemon stopping, say: the first search loads it
+                    log_event("saved_index_not_loaded", level=logging.WARNING, namespace=namespace, detail=str(error))
+                    return
+
+        loaders = [threading.Thread(target=load_each, args=(load,), name="cortexd-index-load", daemon=True)
+                   for load in (self._lexical.load_saved, self._vectors.load_saved)]
+        for loader in loaders:
+            loader.start()
+
+        def set_when_loaded() -> None:
+            for loader in loaders:
+                loader.join()
+            done.set()
+            release_freed_memory()
+
+        threading.Thread(target=set_when_loaded, name="cortexd-index-load", daemon=True).start()
 
     def save_indexes(self) -> int:
         """Save the vector graphs and lexical indexes changed since their last save; how many were saved."""

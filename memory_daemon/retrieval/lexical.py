@@ -245,6 +245,8 @@ class LexicalSource(Protocol):
 
     def digests(self, namespace: str) -> dict[str, str]: ...
 
+    def fingerprint(self, namespace: str) -> tuple[int, int]: ...
+
     def some(self, namespace: str, ids: Sequence[str]) -> Iterable[IndexedMemory]: ...
 
 
@@ -275,6 +277,13 @@ class LexicalIndex:
             with index.lock:
                 found += index.bm25(query, limit)
         return sorted(found, key=lambda item: -item[1])[:limit]
+
+    def load_saved(self, namespace: str) -> bool:
+        """Load the namespace now if its index was saved (see VectorIndex.load_saved); False when it was not."""
+        if self._root is None or not IndexFiles.of(self._root, namespace).lexical_exist():
+            return False
+        self._index(namespace)
+        return True
 
     def query_weight(self, namespaces: Sequence[str], query: str) -> float:
         """The largest of the namespaces' query weights (see _NamespaceIndex.query_weight)."""
@@ -401,8 +410,11 @@ class LexicalIndex:
 
     def _from_saved(self, namespace: str, files: IndexFiles) -> _NamespaceIndex:
         """The saved index caught up with the store: memories deleted or edited since the save are dropped, and
-        those written since (or lost by a kill before the save) are added. Never trusted over the store."""
+        those written since (or lost by a kill before the save) are added. Never trusted over the store: a save
+        whose fingerprint equals the store's holds exactly its memories as they are, and the rest is compared."""
         saved = lexical_files.load(files, namespace)
+        if saved.fingerprint is not None and saved.fingerprint == self._source.fingerprint(namespace):
+            return _NamespaceIndex(saved)
         stored = self._source.digests(namespace)
         stale = [memory_id for memory_id, digest in zip(saved.ids, saved.digests)
                  if memory_id and stored.get(memory_id) != digest]
@@ -423,6 +435,9 @@ class _WholeLoads:
         self.all = load
 
     def digests(self, namespace: str) -> dict[str, str]:
+        raise NotImplementedError("this index is never saved")
+
+    def fingerprint(self, namespace: str) -> tuple[int, int]:
         raise NotImplementedError("this index is never saved")
 
     def some(self, namespace: str, ids: Sequence[str]) -> Iterable[IndexedMemory]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import preprocessing.terms
-from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, fsync, sha256_of
+from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, fingerprint, fsync, sha256_of
 from memory_daemon.retrieval.postings import DOC, VALUE, Postings
 
 FORMAT = 1
@@ -30,6 +30,8 @@ class SavedPostings:
     lengths: np.ndarray  # float32, one per document
     ids: list[str]
     digests: list[str]
+    # fingerprint() of the live (id, digest) pairs, as the save wrote it; None from a save made before it was kept
+    fingerprint: tuple[int, int] | None = None
 
 
 def save(files: IndexFiles, namespace: str, saved: SavedPostings) -> None:
@@ -45,7 +47,9 @@ def save(files: IndexFiles, namespace: str, saved: SavedPostings) -> None:
     os.replace(arrays_tmp, files.lexical_arrays)
     manifest = {"format": FORMAT, "tokenizer": TOKENIZER, "namespace": namespace,
                 "arrays_bytes": files.lexical_arrays.stat().st_size, "arrays_sha256": sha256_of(files.lexical_arrays),
-                "ids": saved.ids, "digests": saved.digests, "terms": saved.terms.keys,
+                "ids": saved.ids, "digests": saved.digests,
+                "fingerprint": list(fingerprint((m, d) for m, d in zip(saved.ids, saved.digests) if m)),
+                "terms": saved.terms.keys,
                 "identifiers": saved.identifiers.keys, "entities": saved.entities.keys}
     manifest_tmp = files.lexical_manifest.with_suffix(".tmp")
     manifest_tmp.write_text(json.dumps(manifest), encoding="utf-8")
@@ -73,6 +77,8 @@ def load(files: IndexFiles, namespace: str) -> SavedPostings:
             entities = Postings(manifest["entities"], arrays["entity_offsets"], arrays["entity_docs"], None)
             lengths = arrays["lengths"].astype(VALUE, copy=False)
         ids, digests = manifest["ids"], manifest["digests"]
+        kept = manifest.get("fingerprint")
+        saved_fingerprint = (int(kept[0]), int(kept[1])) if kept is not None else None
     except UnusableIndex:
         raise
     except (OSError, ValueError, KeyError, TypeError) as error:
@@ -82,4 +88,4 @@ def load(files: IndexFiles, namespace: str) -> SavedPostings:
             or len(lengths) != documents or any(len(p.docs) and int(p.docs.max()) >= documents
                                                 for p in (terms, identifiers, entities)):
         raise UnusableIndex("lexical arrays and manifest disagree on the number of documents")
-    return SavedPostings(terms, identifiers, entities, lengths, ids, digests)
+    return SavedPostings(terms, identifiers, entities, lengths, ids, digests, saved_fingerprint)

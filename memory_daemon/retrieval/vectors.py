@@ -138,12 +138,15 @@ class VectorIndex:
     def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray, dict[str, str]]],
                  graph_from: int = 100_000, index_root: Path | None = None,
                  load_rows: Callable[[str], tuple[list[str], list[str], dict[str, str]]] | None = None,
-                 load_vectors: Callable[[str, Sequence[str]], dict[str, np.ndarray]] | None = None) -> None:
-        if index_root is not None and (load_rows is None or load_vectors is None):
-            raise ValueError("a saved index needs load_rows and load_vectors to be checked against the store")
+                 load_vectors: Callable[[str, Sequence[str]], dict[str, np.ndarray]] | None = None,
+                 load_fingerprint: Callable[[str], tuple[int, int]] | None = None) -> None:
+        if index_root is not None and (load_rows is None or load_vectors is None or load_fingerprint is None):
+            raise ValueError("a saved index needs load_rows, load_vectors and load_fingerprint to be checked "
+                             "against the store")
         self._load = load_namespace
         self._load_rows = load_rows
         self._load_vectors = load_vectors
+        self._load_fingerprint = load_fingerprint  # of the (id, text) pairs the store would index now
         self._root = index_root
         self._namespaces: NamespaceSlots[_NamespaceVectors] = NamespaceSlots(self._built)
         self._graph_from = graph_from
@@ -167,6 +170,14 @@ class VectorIndex:
                     return kept[:limit]
                 count *= 4
             return []
+
+    def load_saved(self, namespace: str) -> bool:
+        """Load the namespace now if a graph was saved for it (a restarted daemon starts on these at once, so its
+        first search finds them loaded or loading); False when none was."""
+        if self._root is None or not IndexFiles.of(self._root, namespace).exist():
+            return False
+        self._namespace(namespace)
+        return True
 
     def graph_ready(self, namespace: str) -> bool:
         """Whether searches in the namespace go through its HNSW graph."""
@@ -276,7 +287,7 @@ class VectorIndex:
         """Write the graph (caller holds vectors.lock); a failure is logged and retried at the next save."""
         try:
             vectors.graph.save(IndexFiles.of(self._root, namespace), namespace, list(vectors.ids),
-                               list(vectors.digests))
+                               list(vectors.digests), vectors.texts[: len(vectors.ids)])
         except OSError as error:
             log_event("vector_index_not_saved", level=logging.WARNING, namespace=namespace, detail=str(error))
             return False
@@ -302,10 +313,18 @@ class VectorIndex:
     def _from_saved(self, namespace: str, files: IndexFiles) -> _NamespaceVectors:
         """The saved graph, caught up with the store: rows deleted since the save leave the graph, rows written
         since (or lost by a kill before the save) join it, and rows whose text changed (an edit) are embedded
-        again from the store. Never trusted over the store."""
-        graph, saved_ids, digests = AnnIndex.load(files, namespace)
+        again from the store. Never trusted over the store: a save whose fingerprint equals the store's holds
+        exactly the rows it would index now, with their texts, and the rest is compared row by row."""
+        graph, saved_ids, digests, saved_fingerprint = AnnIndex.load(files, namespace)
         ids, texts, superseded = self._load_rows(namespace)
         text_of = dict(zip(ids, texts, strict=True))
+        if saved_fingerprint is not None and saved_fingerprint == self._load_fingerprint(namespace):
+            vectors = _NamespaceVectors(list(saved_ids), [text_of.get(m, "") for m in saved_ids], None, superseded,
+                                        graph)
+            vectors.position = {m: i for i, m in enumerate(saved_ids) if m}
+            vectors.digests = list(digests)
+            vectors.current[: len(saved_ids)] &= np.array([bool(m) for m in saved_ids], dtype=bool)
+            return vectors
         stale = [i for i, (memory_id, digest) in enumerate(zip(saved_ids, digests, strict=True))
                  if memory_id and (memory_id not in text_of or text_digest(text_of[memory_id]) != digest)]
         held = {m for m in saved_ids if m} - {saved_ids[i] for i in stale}

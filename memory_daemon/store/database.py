@@ -72,6 +72,16 @@ def first_row(result: duckdb.DuckDBPyConnection) -> tuple | None:
     return rows[0] if rows else None
 
 
+def chunks_to_the_end(result: duckdb.DuckDBPyConnection, size: int) -> Iterator[list[tuple]]:
+    """A query's rows, `size` at a time, with the result always read to its end (see first_row): an exception in
+    the caller's loop drains the rest instead of leaving the result streaming."""
+    try:
+        while chunk := result.fetchmany(size):  # the one streaming read in the store, and it reads to the end
+            yield chunk
+    finally:
+        result.fetchall()
+
+
 class Database:
     """One DuckDB file owned by this process; thread-safe through per-thread cursors."""
 
