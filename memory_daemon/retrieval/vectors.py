@@ -319,6 +319,8 @@ class VectorIndex:
         ids, texts, superseded = self._load_rows(namespace)
         text_of = dict(zip(ids, texts, strict=True))
         if saved_fingerprint is not None and saved_fingerprint == self._load_fingerprint(namespace):
+            # The catch-up below with nothing stale or missing builds the same, but its set lookups cost about
+            # 1.3 s more at 1M rows, as much as the fingerprint saves.
             vectors = _NamespaceVectors(list(saved_ids), [text_of.get(m, "") for m in saved_ids], None, superseded,
                                         graph)
             vectors.position = {m: i for i, m in enumerate(saved_ids) if m}
