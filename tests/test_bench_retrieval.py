@@ -24,4 +24,5 @@ def test_one_scale_row_is_measured_on_a_real_daemon_without_the_import_run():
     search_p50 = float(cells[1].split(" / ")[0])
     assert search_p50 > 0 and cells[5] == "exact"  # 2,000 memories are searched exactly, so no recall is reported
     assert float(cells[9]) > 0 and float(cells[10]) > 0  # restart to first search, settled RSS
+    assert float(cells[11]) > 0  # an import into the filled store, all of its records imported
     assert "bulk import" not in result.stdout

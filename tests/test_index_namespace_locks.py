@@ -58,21 +58,21 @@ def test_a_slow_lexical_load_does_not_hold_up_another_namespace_and_a_racing_wri
 
 def test_a_slow_vector_load_does_not_hold_up_another_namespace_and_a_racing_write_counts_once():
     vectors = {"b1": unit(1), "b2": unit(2), "s1": unit(3)}
-    rows = {"big": (["b1"], ["billing"], vectors["b1"][None, :], {}),
-            "small": (["s1"], ["search"], vectors["s1"][None, :], {})}
+    rows = {"big": (["b1"], np.zeros(1, dtype=np.uint64), vectors["b1"][None, :], {}),
+            "small": (["s1"], np.zeros(1, dtype=np.uint64), vectors["s1"][None, :], {})}
     load = GatedLoad(rows)
     index = VectorIndex(load)
     loading = in_thread(lambda: index.nearest("big", vectors["b1"], 5))
     assert load.started.wait(WAIT)
-    assert [m for m, _, _ in index.nearest("small", vectors["s1"], 5)] == ["s1"]  # answered while "big" loads
+    assert [m for m, _ in index.nearest("small", vectors["s1"], 5)] == ["s1"]  # answered while "big" loads
     writer = in_thread(lambda: index.add("big", [("b1", "billing", vectors["b1"]), ("b2", "billing 2", vectors["b2"])]))
     superseder = in_thread(lambda: index.mark_superseded("big", "b1", "b2"))
     load.gate.set()
     for thread in (loading, writer, superseder):
         thread.join(WAIT)
         assert not thread.is_alive()
-    assert sorted(m for m, _, _ in index.nearest("big", vectors["b1"], 5)) == ["b1", "b2"]
-    assert [m for m, _, _ in index.nearest("big", vectors["b1"], 5, include_superseded=False)] == ["b2"]
+    assert sorted(m for m, _ in index.nearest("big", vectors["b1"], 5)) == ["b1", "b2"]
+    assert [m for m, _ in index.nearest("big", vectors["b1"], 5, include_superseded=False)] == ["b2"]
 
 
 def test_a_failed_load_is_retried_on_next_use():

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 import duckdb
 import numpy as np
 
-from memory_daemon.retrieval.ann_index import IndexFiles, fingerprint
+from memory_daemon.retrieval.ann_index import IndexFiles, fingerprint, pair_hash
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex, _NamespaceIndex
 from memory_daemon.retrieval.postings import Postings
 from memory_daemon.retrieval.row_cache import RowCache
@@ -38,15 +38,15 @@ class Store:
         rng = random.Random(7)
         self.rows = {m.id: m for m in (memory(i, rng) for i in range(count))}
         self.whole_reads = 0
-        self.digest_reads = 0
+        self.hash_reads = 0
 
     def all(self, namespace):
         self.whole_reads += 1
         return list(self.rows.values())
 
-    def digests(self, namespace):
-        self.digest_reads += 1
-        return {m.id: m.digest for m in self.rows.values()}
+    def hashes(self, namespace):
+        self.hash_reads += 1
+        return {m.id: pair_hash(m.id, m.digest) for m in self.rows.values()}
 
     def fingerprint(self, namespace):
         return fingerprint((m.id, m.digest) for m in self.rows.values())
@@ -75,7 +75,7 @@ def test_a_saved_index_answers_as_the_one_built_from_the_store(tmp_path):
     loaded = LexicalIndex(store, tmp_path, save_from=10)
     assert answers(loaded) == answers(built)
     assert store.whole_reads == 1  # the second index read no memory from the store
-    assert store.digest_reads == 0  # nor compared them one by one: its fingerprint is the store's
+    assert store.hash_reads == 0  # nor compared them one by one: its fingerprint is the store's
     assert answers(built)[0][0][0]  # the queries do find something
     assert LexicalIndex(store, tmp_path, save_from=1_000).save_unsaved() == 0  # below save_from: never saved
 
@@ -91,7 +91,7 @@ def test_writes_deletes_and_edits_since_the_save_are_caught_up(tmp_path):
     store.rows["m6"] = memory(6, rng, "the quokka migration moved to friday")
     loaded = LexicalIndex(store, tmp_path, save_from=10)
     assert loaded.search(["ns"], "w305x", 1)[0][0] == "m305"
-    assert store.whole_reads == 1 and store.digest_reads == 1  # the fingerprints differ: compared row by row
+    assert store.whole_reads == 1 and store.hash_reads == 1  # the fingerprints differ: compared row by row
     assert {m for q in ("w3x", "w4x", "w5x", "w6x") for m, _ in loaded.search(["ns"], q, 50)} \
         & {"m3", "m4", "m5", "m6"} == set()
     assert loaded.search(["ns"], "quokka migration", 1)[0][0] == "m6"
@@ -205,6 +205,9 @@ def test_the_store_computes_the_same_fingerprint_as_a_save(tmp_path):
     assert repository.embedded_fingerprint("ns") == fingerprint((r.id, r.content) for r in rows)
     assert repository.indexed_fingerprint("ns") != repository.embedded_fingerprint("ns")
     assert repository.indexed_fingerprint("empty") == (0, 0)
+    # Each row's hash, as the vector index keeps it, is the same in SQL and in Python.
+    ids, hashes, _superseded = repository.embedded_rows("ns")
+    assert ids == [r.id for r in rows] and hashes.tolist() == [pair_hash(r.id, r.content) for r in rows]
     repository.database.close()
 
 

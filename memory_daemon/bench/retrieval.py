@@ -68,14 +68,33 @@ def _scale(count: int, calls: int, rng: random.Random) -> dict:
             client.search_memory(query="which host runs service_7?", limit=10)
         restart_ms = (time.perf_counter() - started) * 1000
         restart_rss = _settled_rss(daemon.process.pid)  # once the row cache has been filled after that search
+        import_rate = _import_into(daemon, count, rng)
         daemon.stop()
         recall = _graph_recall(daemon.data_dir, rng) if mode == "graph" else None
         return {"count": count, "search": search, "context": context, "load_ms": first[0], "rss": rss, "recall": recall,
                 "kinds": kinds, "kinds_load_ms": kinds_first[0], "mode": mode, "graph_s": graph_seconds,
-                "disk_mb": disk_mb, "restart_ms": restart_ms, "restart_rss": restart_rss}
+                "disk_mb": disk_mb, "restart_ms": restart_ms, "restart_rss": restart_rss, "import_rate": import_rate}
     finally:
         daemon.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+IMPORT_AT_SCALE, IMPORT_CALLS = 5_000, 5  # records imported into the filled namespace, in this many calls
+
+
+def _import_into(daemon: DaemonProcess, count: int, rng: random.Random) -> float:
+    """items/s of a bulk import through ImportMemories into the namespace already holding `count` memories (each
+    call returns once its records are stored and searchable; their update checks run in the background after)."""
+    records = [{"id": f"late{i}", "text": f"Session {i // 20} turn {i}: service_{rng.randrange(997)} moved its "
+                                          f"{rng.choice(['Redis', 'Kafka', 'PostgreSQL'])} cache to host-{i % 53}",
+                "timestamp": "2026-06-01T10:00:00Z", "session": f"late{i // 20}"} for i in range(IMPORT_AT_SCALE)]
+    chunk = IMPORT_AT_SCALE // IMPORT_CALLS
+    with CortexdClient(daemon.address, "bench", timeout=900) as client:
+        started = time.perf_counter()
+        imported = sum(client.import_records(records[start:start + chunk]).imported
+                       for start in range(0, IMPORT_AT_SCALE, chunk))
+    assert imported == IMPORT_AT_SCALE, f"imported {imported} of {IMPORT_AT_SCALE} into a store of {count:,}"
+    return imported / (time.perf_counter() - started)
 
 
 def _settled_rss(pid: int, quiet_seconds: int = 5, timeout: float = 300.0) -> float:
@@ -158,10 +177,10 @@ def _graph_recall(data_dir: Path, rng: random.Random, queries: int = 100) -> dic
 
     database = Database(data_dir / "cortexd.duckdb")
     try:
-        ids, _texts, matrix, _superseded = MemoryRepository(database).embeddings("bench")
+        ids, _hashes, matrix, _superseded = MemoryRepository(database).embeddings("bench")
     finally:
         database.close()
-    graph, saved_ids, _digests, _fingerprint = AnnIndex.load(IndexFiles.of(data_dir / INDEX_DIR, "bench"), "bench")
+    graph, saved_ids, _saved_hashes = AnnIndex.load(IndexFiles.of(data_dir / INDEX_DIR, "bench"), "bench")
     row_of = {memory_id: i for i, memory_id in enumerate(ids)}
     noise = np.random.default_rng(rng.randrange(1 << 30))
     asked = []
@@ -192,15 +211,15 @@ def bench_retrieval(quick: bool, sizes: Sequence[int] = ()) -> int:
           "synthetic memories with clustered synthetic embeddings for the scale rows)\n")
     print("| memories | search p50 / p95 ms | compile_context p50 / p95 ms | first search, fresh store ms "
           "| daemon RSS MB | dense search | graph built in s | graph recall@10 vs exact | graph on disk MB "
-          "| restart to first search ms | RSS after restart, settled MB |")
-    print("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+          "| restart to first search ms | RSS after restart, settled MB | import into it, items/s |")
+    print("| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for s in scales:
         recall = "-" if s["recall"] is None else f"{s['recall'][EXPANSION_SEARCH][0]:.3f}"
         built = f"{s['graph_s']:.0f}" if s["mode"] == "graph" else "-"
         print(f"| {s['count']:,} | {statistics.median(s['search']):.1f} / {percentile(s['search'], 0.95):.1f} "
               f"| {statistics.median(s['context']):.1f} / {percentile(s['context'], 0.95):.1f} | {s['load_ms']:.0f} "
               f"| {s['rss']:.0f} | {s['mode']} | {built} | {recall} | {s['disk_mb']:.0f} | {s['restart_ms']:.0f} "
-              f"| {s['restart_rss']:.0f} |")
+              f"| {s['restart_rss']:.0f} | {s['import_rate']:.0f} |")
     graphs = [s for s in scales if s["recall"] is not None]
     if graphs:
         print(f"\ngraph recall@10 vs exact and graph search p50 (in-process, no gRPC) by candidates kept per search "

@@ -142,8 +142,8 @@ class _StoredMemories:
         self._rows.put(rows)
         return [indexed(r) for r in rows]
 
-    def digests(self, namespace: str) -> dict[str, str]:
-        return self._repository.indexed_digests(namespace)
+    def hashes(self, namespace: str) -> dict[str, int]:
+        return self._repository.indexed_hashes(namespace)
 
     def fingerprint(self, namespace: str) -> tuple[int, int]:
         return self._repository.indexed_fingerprint(namespace)
@@ -258,7 +258,8 @@ class MemoryService:
         self._corrections = CorrectionRepository(repository.database)
         # index_root: where large namespaces' vector graphs are saved (the daemon's data dir); None keeps them in RAM
         self._vectors = VectorIndex(repository.embeddings, retrieval.vector_graph_from, index_root,
-                                    repository.embedded_rows, repository.embeddings_of, repository.embedded_fingerprint)
+                                    repository.embedded_rows, repository.embeddings_of, repository.embedded_fingerprint,
+                                    repository.superseded_in)
         self._rows = RowCache(repository.get_many)
         self._retrieval = retrieval
         stored = self._stored_memories = _StoredMemories(repository, self._rows)
@@ -385,7 +386,7 @@ class MemoryService:
 
     def _closest(self, namespace: str, vector, candidates: dict[str, MemoryRow]) -> MemoryRow | None:
         """The current candidate nearest to the vector, or None when none is among the 200 nearest."""
-        scored = {m: s for m, _t, s in self._vectors.nearest(namespace, vector, 200, include_superseded=False)
+        scored = {m: s for m, s in self._vectors.nearest(namespace, vector, 200, include_superseded=False)
                   if m in candidates}
         return candidates[max(scored, key=scored.get)] if scored else None
 
@@ -443,15 +444,20 @@ class MemoryService:
         self._activation.wait_loaded()
         return list(self._activation.statuses), self._activation.degraded()
 
+    def _nearest_texts(self, namespace: str, vector, limit: int, include_superseded: bool = True,
+                       exclude=None) -> list[DedupCandidate]:
+        """VectorIndex.nearest with each memory's text, read from the row cache (the vector index keeps none)."""
+        nearest = self._vectors.nearest(namespace, vector, limit, include_superseded, exclude)
+        rows = {r.id: r for r in self._rows.get_many([m for m, _s in nearest], (namespace,))}
+        return [DedupCandidate(m, rows[m].content, s) for m, s in nearest if m in rows]
+
     def _neighbours(self, namespace: str, text: str):
         """The text's dedup candidates: its nearest current memories by meaning, and the best few by words (an update
         that swaps the value can sit far from the old text in MiniLM's space and still share its words)."""
         limit = self._activation.settings.dedup_candidates
 
         def lookup(embedding) -> list[DedupCandidate]:
-            found = {memory_id: DedupCandidate(memory_id, content, similarity)
-                     for memory_id, content, similarity in self._vectors.nearest(namespace, embedding, limit,
-                                                                                 include_superseded=False)}
+            found = {c.memory_id: c for c in self._nearest_texts(namespace, embedding, limit, include_superseded=False)}
             words = text_prefix(text, DEDUP_CHARS)
             worded = [m for m, _score in self._lexical.search((namespace,), words, LEXICAL_CANDIDATES + limit)
                       if m not in found and self._vectors.current_version(namespace, m) == m][:LEXICAL_CANDIDATES]
@@ -666,7 +672,7 @@ class MemoryService:
 
     def clusters(self, namespace: str, similarity: float | None, limit: int) -> list[Cluster]:
         similarity, limit = checked_cluster_settings(similarity, limit)
-        ids, texts, matrix, superseded = self._repository.embeddings(namespace)
+        ids, texts, matrix, superseded = self._repository.texts_and_embeddings(namespace)
         keep = [i for i, memory_id in enumerate(ids) if memory_id not in superseded]
         return clusters_of([ids[i] for i in keep], [texts[i] for i in keep], matrix[keep], similarity, limit)
 
@@ -933,9 +939,8 @@ class MemoryService:
             else:
                 revised = referred.id
         if judge is not None:
-            nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
-            replaced_ids, revised_too = self._imported_updates(judge, row,
-                                                               [DedupCandidate(m, t, s) for m, t, s in nearest])
+            nearest = self._nearest_texts(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
+            replaced_ids, revised_too = self._imported_updates(judge, row, nearest)
             revised = revised or revised_too
             for replaced in replaced_ids:
                 if (later := self._in_time_order(row, replaced, in_batch)) and later not in pairs:
@@ -947,8 +952,8 @@ class MemoryService:
         elif implicit is None and (announced := self._announced_updates(row, vector, in_batch, not_yet)):
             pairs += [(old.id, row.id) for old in announced]
         elif implicit is None and checker is not None:
-            nearest = self._vectors.nearest(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
-            verdict = checker.check(row.content, [DedupCandidate(m, text, s) for m, text, s in nearest])
+            nearest = self._nearest_texts(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
+            verdict = checker.check(row.content, nearest)
             # Imported logs hold many look-alike lines ("turn 5", "turn 6"); without a stated change only
             # a near-paraphrase counts as an update.
             if verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id and (
@@ -1053,7 +1058,8 @@ class MemoryService:
             return []
         close: dict[str, float] = {}
         returning = announces_return(row.content)
-        for m, text, s in self._vectors.nearest(row.namespace, vector, 5, exclude=not_yet):
+        for candidate in self._nearest_texts(row.namespace, vector, 5, exclude=not_yet):
+            m, text, s = candidate.memory_id, candidate.text, candidate.similarity
             current = self._vectors.current_version(row.namespace, m)
             # A state said to be back ("we bought a car again") restates a replaced version, often in other words:
             # a replaced version on its topic is enough from the lower cosine of a stated update.

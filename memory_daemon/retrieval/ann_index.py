@@ -13,7 +13,9 @@ import numpy as np
 
 INDEX_DIR = "indexes"  # under the data dir: one directory per large namespace, derived from the store
 DIMENSIONS = 384
-FORMAT = 1
+# 2: each row's pair_hash() instead of a digest of its text, so a start compares numbers computed in SQL (a graph
+# saved in format 1 is rebuilt once, in the background, searched exactly meanwhile)
+FORMAT = 2
 # f16 keeps recall@10 at 1.000 against exact search where i8 lost 8 points (README, "Choosing the index libraries").
 SCALAR = "f16"
 # Links per node and candidates kept while adding, then per search. On the bench's 1M clustered synthetic store
@@ -139,10 +141,11 @@ class AnnIndex:
         rows = got if isinstance(got, tuple) else list(got)
         return [None if row is None else np.asarray(row, dtype=np.float32).reshape(DIMENSIONS) for row in rows]
 
-    def save(self, files: IndexFiles, namespace: str, ids: list[str], digests: list[str], texts: list[str]) -> None:
+    def save(self, files: IndexFiles, namespace: str, ids: list[str], hashes: np.ndarray) -> None:
         """Write the graph, then the manifest, each to a temporary name renamed into place: a kill mid-save leaves
         the old pair, or a graph whose size its manifest does not match, which load() refuses. The manifest keeps
-        the fingerprint() of the (id, text) pairs held, to be checked against the store's at the next start."""
+        the memory id behind each key ("" where removed) and the pair_hash() of the (id, text) it was embedded
+        from, to be checked against the store at the next start."""
         files.directory.mkdir(parents=True, exist_ok=True)
         graph_tmp = files.graph.with_suffix(".usearch.tmp")
         self._index.save(str(graph_tmp))
@@ -150,18 +153,16 @@ class AnnIndex:
         os.replace(graph_tmp, files.graph)
         manifest = {"format": FORMAT, "namespace": namespace, "dimensions": DIMENSIONS, "scalar": SCALAR,
                     "graph_size": len(self._index), "graph_bytes": files.graph.stat().st_size,
-                    "graph_sha256": sha256_of(files.graph), "ids": ids, "digests": digests,
-                    "fingerprint": list(fingerprint((m, t) for m, t in zip(ids, texts, strict=True) if m))}
+                    "graph_sha256": sha256_of(files.graph), "ids": ids, "hashes": hashes.tolist()}
         manifest_tmp = files.manifest.with_suffix(".json.tmp")
         manifest_tmp.write_text(json.dumps(manifest), encoding="utf-8")
         fsync(manifest_tmp)
         os.replace(manifest_tmp, files.manifest)
 
     @classmethod
-    def load(cls, files: IndexFiles, namespace: str) -> tuple[AnnIndex, list[str], list[str], tuple[int, int] | None]:
-        """The saved graph, the id behind each key ("" for a removed one), the digest of the text each was embedded
-        from and the save's fingerprint (None from a save made before it was kept); UnusableIndex when anything
-        about them is off."""
+    def load(cls, files: IndexFiles, namespace: str) -> tuple[AnnIndex, list[str], np.ndarray]:
+        """The saved graph, the id behind each key ("" for a removed one) and the pair_hash() of the (id, text) each
+        was embedded from (0 where removed); UnusableIndex when anything about them is off."""
         try:
             manifest = json.loads(files.manifest.read_text(encoding="utf-8"))
             expected = (FORMAT, namespace, DIMENSIONS, SCALAR)
@@ -174,43 +175,55 @@ class AnnIndex:
             index = _usearch_index()
             index.load(str(files.graph))
             index.expansion_search = EXPANSION_SEARCH  # a search setting, not the file's: today's value applies
-            ids, digests = manifest["ids"], manifest["digests"]
-            kept = manifest.get("fingerprint")
-            saved_fingerprint = (int(kept[0]), int(kept[1])) if kept is not None else None
+            ids = manifest["ids"]
+            hashes = np.array(manifest["hashes"], dtype=np.uint64)
         except UnusableIndex:
             raise
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
             raise UnusableIndex(f"{type(error).__name__}: {error}") from None
         if len(index) != manifest["graph_size"] or not isinstance(ids, list) or len(index) > len(ids) \
-                or not isinstance(digests, list) or len(digests) != len(ids) or index.ndim != DIMENSIONS:
+                or hashes.shape != (len(ids),) or index.ndim != DIMENSIONS:
             raise UnusableIndex("graph and manifest disagree on its size")
-        return cls(index), ids, digests, saved_fingerprint
+        return cls(index), ids, hashes
 
 
 def _usearch_index():
     """An empty graph with this module's settings, which a load then fills from a file."""
+    # onnxruntime first: imported after usearch (its numkong extension) in one process, it crashes the process
+    # (a segfault in its import, onnxruntime 1.32 after usearch 2.26 with numkong 7.8), and the daemon imports the two on two threads.
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        pass
     from usearch.index import Index  # imported by the daemon only, when a namespace is large enough to need it
 
     return Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
 
 
+def pair_hash(memory_id: str, value: str) -> int:
+    """The low 64 bits of md5(id + "\\x1f" + value): what an index keeps of the text (or fields) behind each row.
+    The store computes the same in SQL (md5_number_lower), so a start compares numbers, not texts, and an edit in
+    place changes it."""
+    digest = hashlib.md5(f"{memory_id}\x1f{value}".encode("utf-8"), usedforsecurity=False).digest()
+    return int.from_bytes(digest[8:], "little")
+
+
 def fingerprint(pairs: Iterable[tuple[str, str]]) -> tuple[int, int]:
-    """(how many, XOR of the low 64 bits of md5(id + "\\x1f" + value)) over (memory id, value) pairs. The store
-    computes the same over its rows in SQL (MemoryRepository's *_fingerprint), so a saved index whose fingerprint
-    equals the store's holds exactly the store's rows, and a start uses it without comparing them one by one."""
+    """(how many, XOR of pair_hash) over (memory id, value) pairs. The store computes the same over its rows in SQL
+    (MemoryRepository's *_fingerprint), so a saved index whose fingerprint equals the store's holds exactly the
+    store's rows, and a start uses it without comparing them one by one."""
     count, value = 0, 0
     for memory_id, text in pairs:
-        digest = hashlib.md5(f"{memory_id}\x1f{text}".encode("utf-8"), usedforsecurity=False).digest()
-        value ^= int.from_bytes(digest[8:], "little")
+        value ^= pair_hash(memory_id, text)
         count += 1
     return count, value
 
 
-def text_digest(text: str) -> str:
-    """What a saved graph keeps of the text behind each vector: an edit in place changes it, so the next load
-    embeds that row again from the store."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+def fingerprint_of(hashes: np.ndarray, live: np.ndarray) -> tuple[int, int]:
+    """fingerprint() from rows' pair hashes already held: (how many are live, XOR of theirs)."""
+    kept = hashes[live]
+    return int(len(kept)), int(np.bitwise_xor.reduce(kept)) if len(kept) else 0
 
 
 def sha256_of(path: Path) -> str:

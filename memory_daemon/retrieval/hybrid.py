@@ -310,7 +310,7 @@ class HybridRetriever:
             return {}
         found: dict[str, float] = {}
         for namespace in query.namespaces:
-            for memory_id, _text, similarity in self._vectors.nearest(namespace, vector, depth):
+            for memory_id, similarity in self._vectors.nearest(namespace, vector, depth):
                 if similarity >= self._settings.min_dense_similarity:
                     found[memory_id] = similarity
         return found

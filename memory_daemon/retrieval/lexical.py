@@ -17,7 +17,7 @@ import numpy as np
 
 from memory_daemon.core.logs import log_event
 from memory_daemon.retrieval import lexical_files
-from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, refuse_if_far_behind
+from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, fingerprint_of, pair_hash, refuse_if_far_behind
 from memory_daemon.retrieval.lexical_files import SavedPostings
 from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 from memory_daemon.retrieval.postings import DOC, Postings
@@ -48,9 +48,8 @@ class _NamespaceIndex:
         self.lock = threading.Lock()  # this namespace's contents; a save holds it only to snapshot and swap
         self.saving = threading.Lock()  # one save of this namespace at a time
         saved = saved or SavedPostings(Postings.empty(True), Postings.empty(False), Postings.empty(False),
-                                       np.zeros(0, dtype=np.float32), [], [])
+                                       np.zeros(0, dtype=np.float32), [], np.zeros(0, dtype=np.uint64))
         self.ids: list[str] = list(saved.ids)  # "" at a document dropped since it was indexed
-        self.digests: list[str] = list(saved.digests)
         self.positions: dict[str, int] = {memory_id: i for i, memory_id in enumerate(self.ids) if memory_id}
         self._use_base(saved)
         self.postings: dict[str, tuple[list[int], list[int]]] = {}  # term -> (docs, term frequencies), since base
@@ -60,6 +59,9 @@ class _NamespaceIndex:
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # base + added postings of a term, as numpy
         self.lengths = np.zeros(max(64, 2 * len(self.ids)), dtype=np.float32)
         self.lengths[: len(self.ids)] = saved.lengths
+        # pair_hash(id, digest) of each document: what a save keeps to be checked against the store
+        self.hashes = np.zeros(len(self.lengths), dtype=np.uint64)
+        self.hashes[: len(self.ids)] = saved.hashes
         self.total_length = float(saved.lengths.sum())
         self.dead = np.zeros(len(self.lengths), dtype=bool)
         for i, memory_id in enumerate(self.ids):
@@ -82,7 +84,6 @@ class _NamespaceIndex:
             return  # a write that raced the namespace's load, which had already read the row from the store
         doc = len(self.ids)
         self.ids.append(memory.id)
-        self.digests.append(memory.digest)
         self.positions[memory.id] = doc
         self.added_entity_keys.append(memory.entity_keys)
         counts = Counter(terms(memory.text))
@@ -97,6 +98,8 @@ class _NamespaceIndex:
         if doc == len(self.lengths):  # grow by doubling, so adds stay amortised O(1)
             self.lengths = np.concatenate([self.lengths, np.zeros(len(self.lengths), dtype=np.float32)])
             self.dead = np.concatenate([self.dead, np.zeros(len(self.dead), dtype=bool)])
+            self.hashes = np.concatenate([self.hashes, np.zeros(len(self.hashes), dtype=np.uint64)])
+        self.hashes[doc] = pair_hash(memory.id, memory.digest)
         length = sum(counts.values())
         self.lengths[doc] = length
         self.total_length += length
@@ -152,20 +155,20 @@ class _NamespaceIndex:
         numbers = self.base_entity_keys[self.base_entity_offsets[doc]: self.base_entity_offsets[doc + 1]]
         return tuple(self.base_entities.keys[n] for n in numbers)
 
-    def snapshot(self) -> tuple[dict, dict, dict, np.ndarray, list[str], list[str], int]:
+    def snapshot(self) -> tuple[dict, dict, dict, np.ndarray, list[str], np.ndarray, int]:
         """What a save merges, copied under the lock so that writes go on while it is merged and written."""
         return ({t: (list(d), list(f)) for t, (d, f) in self.postings.items()},
                 {k: list(v) for k, v in self.identifiers.items()}, {k: list(v) for k, v in self.by_entity.items()},
-                self.lengths[: self.size].copy(), list(self.ids), list(self.digests), self.unsaved)
+                self.lengths[: self.size].copy(), list(self.ids), self.hashes[: self.size].copy(), self.unsaved)
 
     def merged(self, snapshot) -> SavedPostings:
         """The snapshot's documents as flat arrays (no lock needed: the base is never changed in place)."""
-        added_terms, added_identifiers, added_entities, lengths, ids, digests, _unsaved = snapshot
+        added_terms, added_identifiers, added_entities, lengths, ids, hashes, _unsaved = snapshot
         return SavedPostings(
             self.base_terms.merged({t: d for t, (d, _f) in added_terms.items()},
                                    {t: f for t, (_d, f) in added_terms.items()}),
             self.base_identifiers.merged(added_identifiers), self.base_entities.merged(added_entities),
-            lengths, ids, digests)
+            lengths, ids, hashes)
 
     def use_merged(self, saved: SavedPostings, unsaved_then: int) -> None:
         """After a save (caller holds the lock): the merged arrays become the base, and the lists keep only the
@@ -239,11 +242,11 @@ def _idf(n: int, df: int) -> float:
 
 class LexicalSource(Protocol):
     """Where a namespace's index comes from: the store, read whole, or (to check and catch up a saved index) as
-    each memory's digest and the memories the save did not have."""
+    each memory's pair_hash(id, digest) and the memories the save did not have."""
 
     def all(self, namespace: str) -> Iterable[IndexedMemory]: ...
 
-    def digests(self, namespace: str) -> dict[str, str]: ...
+    def hashes(self, namespace: str) -> dict[str, int]: ...
 
     def fingerprint(self, namespace: str) -> tuple[int, int]: ...
 
@@ -413,11 +416,12 @@ class LexicalIndex:
         those written since (or lost by a kill before the save) are added. Never trusted over the store: a save
         whose fingerprint equals the store's holds exactly its memories as they are, and the rest is compared."""
         saved = lexical_files.load(files, namespace)
-        if saved.fingerprint is not None and saved.fingerprint == self._source.fingerprint(namespace):
+        live = np.array([bool(m) for m in saved.ids], dtype=bool)
+        if fingerprint_of(saved.hashes, live) == self._source.fingerprint(namespace):
             return _NamespaceIndex(saved)
-        stored = self._source.digests(namespace)
-        stale = [memory_id for memory_id, digest in zip(saved.ids, saved.digests)
-                 if memory_id and stored.get(memory_id) != digest]
+        stored = self._source.hashes(namespace)
+        stale = [memory_id for memory_id, saved_hash in zip(saved.ids, saved.hashes.tolist())
+                 if memory_id and stored.get(memory_id) != saved_hash]
         held = set(saved.ids) - set(stale) - {""}
         missing = [memory_id for memory_id in stored if memory_id not in held]
         refuse_if_far_behind(len(missing), len(stale), len(stored), "memories")
@@ -434,7 +438,7 @@ class _WholeLoads:
     def __init__(self, load: Callable[[str], Iterable[IndexedMemory]]) -> None:
         self.all = load
 
-    def digests(self, namespace: str) -> dict[str, str]:
+    def hashes(self, namespace: str) -> dict[str, int]:
         raise NotImplementedError("this index is never saved")
 
     def fingerprint(self, namespace: str) -> tuple[int, int]:

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 
 import preprocessing.terms
-from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, fingerprint, fsync, sha256_of
+from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, fsync, sha256_of
 from memory_daemon.retrieval.postings import DOC, VALUE, Postings
 
-FORMAT = 1
+FORMAT = 2  # 2: each document's pair_hash(id, digest) in the arrays, in place of the digests in the manifest
 # What the saved terms were made with: a change to the tokenizer makes every saved index stale (rebuilt once).
 TOKENIZER = hashlib.sha256(Path(preprocessing.terms.__file__).read_bytes()).hexdigest()[:16]
 
@@ -22,16 +22,14 @@ TOKENIZER = hashlib.sha256(Path(preprocessing.terms.__file__).read_bytes()).hexd
 @dataclass
 class SavedPostings:
     """What a save writes and a load gives back: the three posting maps, each document's length, and the memory id
-    and text digest behind each document position ("" for a document dropped since it was indexed)."""
+    and pair_hash(id, digest) behind each document position (id "" for a document dropped since it was indexed)."""
 
     terms: Postings  # term -> documents, with the term's frequency in each
     identifiers: Postings  # exact identifier token -> documents
     entities: Postings  # entity key -> documents
     lengths: np.ndarray  # float32, one per document
     ids: list[str]
-    digests: list[str]
-    # fingerprint() of the live (id, digest) pairs, as the save wrote it; None from a save made before it was kept
-    fingerprint: tuple[int, int] | None = None
+    hashes: np.ndarray  # uint64, one per document
 
 
 def save(files: IndexFiles, namespace: str, saved: SavedPostings) -> None:
@@ -42,14 +40,13 @@ def save(files: IndexFiles, namespace: str, saved: SavedPostings) -> None:
     with open(arrays_tmp, "wb") as handle:
         np.savez(handle, term_offsets=saved.terms.offsets, term_docs=saved.terms.docs, term_counts=saved.terms.values,
                  identifier_offsets=saved.identifiers.offsets, identifier_docs=saved.identifiers.docs,
-                 entity_offsets=saved.entities.offsets, entity_docs=saved.entities.docs, lengths=saved.lengths)
+                 entity_offsets=saved.entities.offsets, entity_docs=saved.entities.docs, lengths=saved.lengths,
+                 hashes=saved.hashes)
     fsync(arrays_tmp)
     os.replace(arrays_tmp, files.lexical_arrays)
     manifest = {"format": FORMAT, "tokenizer": TOKENIZER, "namespace": namespace,
                 "arrays_bytes": files.lexical_arrays.stat().st_size, "arrays_sha256": sha256_of(files.lexical_arrays),
-                "ids": saved.ids, "digests": saved.digests,
-                "fingerprint": list(fingerprint((m, d) for m, d in zip(saved.ids, saved.digests) if m)),
-                "terms": saved.terms.keys,
+                "ids": saved.ids, "terms": saved.terms.keys,
                 "identifiers": saved.identifiers.keys, "entities": saved.entities.keys}
     manifest_tmp = files.lexical_manifest.with_suffix(".tmp")
     manifest_tmp.write_text(json.dumps(manifest), encoding="utf-8")
@@ -76,16 +73,15 @@ def load(files: IndexFiles, namespace: str) -> SavedPostings:
                                    None)
             entities = Postings(manifest["entities"], arrays["entity_offsets"], arrays["entity_docs"], None)
             lengths = arrays["lengths"].astype(VALUE, copy=False)
-        ids, digests = manifest["ids"], manifest["digests"]
-        kept = manifest.get("fingerprint")
-        saved_fingerprint = (int(kept[0]), int(kept[1])) if kept is not None else None
+            hashes = arrays["hashes"].astype(np.uint64, copy=False)
+        ids = manifest["ids"]
     except UnusableIndex:
         raise
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise UnusableIndex(f"{type(error).__name__}: {error}") from None
     documents = len(ids)
-    if not isinstance(ids, list) or not isinstance(digests, list) or len(digests) != documents \
+    if not isinstance(ids, list) or len(hashes) != documents \
             or len(lengths) != documents or any(len(p.docs) and int(p.docs.max()) >= documents
                                                 for p in (terms, identifiers, entities)):
         raise UnusableIndex("lexical arrays and manifest disagree on the number of documents")
-    return SavedPostings(terms, identifiers, entities, lengths, ids, digests, saved_fingerprint)
+    return SavedPostings(terms, identifiers, entities, lengths, ids, hashes)

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from memory_daemon.core.logs import log_event
-from memory_daemon.retrieval.ann_index import AnnIndex, IndexFiles, UnusableIndex, refuse_if_far_behind, text_digest
+from memory_daemon.retrieval.ann_index import (AnnIndex, IndexFiles, UnusableIndex, fingerprint_of, pair_hash,
+                                               refuse_if_far_behind)
 from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 
 DIMENSIONS = 384
@@ -30,27 +31,33 @@ class IndexState:
 
 
 class _NamespaceVectors:
-    def __init__(self, ids: list[str], texts: list[str], matrix: np.ndarray | None,
+    """One namespace's rows by position ("" at a row dropped from the graph, which keeps its place): id, the
+    pair_hash() of the (id, text) its vector was embedded from, and whether it is current. No text is kept here:
+    callers read it from the row cache."""
+
+    def __init__(self, ids: list[str], hashes: np.ndarray, matrix: np.ndarray | None,
                  superseded: dict[str, str] | None = None, graph: AnnIndex | None = None) -> None:
         self.lock = threading.Lock()  # this namespace's searches and writes; a save or catch-up holds only it
         self.ids = ids
-        self.texts = texts
+        capacity = max(64, 2 * len(ids))
+        # What a save writes beside each key, kept as rows come and go so a save hashes no text.
+        self.hashes = np.zeros(capacity, dtype=np.uint64)
+        self.hashes[: len(ids)] = hashes
         # superseded id -> its successor: still searchable for history, never a dedup candidate
         self.superseded = dict(superseded or {})
         self.size = len(ids)
         self.matrix: np.ndarray | None = None  # exact rows; None once the graph serves the namespace
         if matrix is not None:
-            self.matrix = np.zeros((max(64, 2 * len(ids)), DIMENSIONS), dtype=np.float32)
+            self.matrix = np.zeros((capacity, DIMENSIONS), dtype=np.float32)
             self.matrix[: len(ids)] = matrix
         self.graph = graph
-        # The digest of each row's text once a graph serves the namespace (what a save writes beside each key),
-        # kept as rows come and go so a save does not hash every text again; None in exact mode.
-        self.digests: list[str] | None = None
-        self.position = {memory_id: i for i, memory_id in enumerate(ids)}
-        # False at a superseded row: a search for current rows masks them out in one step, whatever their number
-        # (it used to fetch limit + every superseded row and filter them in Python, which made a long import
+        self.position = {memory_id: i for i, memory_id in enumerate(ids) if memory_id}
+        # False at a superseded or dropped row: a search for current rows masks them out in one step, whatever their
+        # number (it used to fetch limit + every superseded row and filter them in Python, which made a long import
         # quadratic: an import supersedes more rows the further it gets).
-        self.current = np.ones(max(64, 2 * len(ids)), dtype=bool)
+        self.current = np.ones(capacity, dtype=bool)
+        if len(self.position) < len(ids):
+            self.current[: len(ids)] = [bool(m) for m in ids]
         for memory_id in self.superseded:
             if memory_id in self.position:
                 self.current[self.position[memory_id]] = False
@@ -74,16 +81,17 @@ class _NamespaceVectors:
         self.graph.remove(positions)
         for position in positions:
             self.ids[position] = ""
-            self.digests[position] = ""
+            self.hashes[position] = 0
             self.current[position] = False
         return len(positions)
 
-    def append(self, memory_id: str, text: str, vector: np.ndarray) -> int | None:
+    def append(self, memory_id: str, row_hash: int, vector: np.ndarray) -> int | None:
         """The new row's position; None for a row already held (a write that raced the namespace's load)."""
         if memory_id in self.position:
             return None
         if self.size == len(self.current):  # grow by doubling, so appends stay amortised O(1)
             self.current = np.concatenate([self.current, np.ones(len(self.current), dtype=bool)])
+            self.hashes = np.concatenate([self.hashes, np.zeros(len(self.hashes), dtype=np.uint64)])
         if self.matrix is not None:
             if self.size == len(self.matrix):
                 grown = np.zeros((2 * len(self.matrix), DIMENSIONS), dtype=np.float32)
@@ -93,9 +101,7 @@ class _NamespaceVectors:
         self.current[self.size] = memory_id not in self.superseded
         self.position[memory_id] = self.size
         self.ids.append(memory_id)
-        self.texts.append(text)
-        if self.digests is not None:
-            self.digests.append(text_digest(text))
+        self.hashes[self.size] = row_hash
         self.size += 1
         return self.size - 1
 
@@ -135,26 +141,29 @@ class VectorIndex:
     far behind is rebuilt in the background. Loading a namespace holds only that namespace's slot
     (NamespaceSlots), and each namespace's searches and writes take only its own lock."""
 
-    def __init__(self, load_namespace: Callable[[str], tuple[list[str], list[str], np.ndarray, dict[str, str]]],
+    def __init__(self, load_namespace: Callable[[str], tuple[list[str], np.ndarray, np.ndarray, dict[str, str]]],
                  graph_from: int = 100_000, index_root: Path | None = None,
-                 load_rows: Callable[[str], tuple[list[str], list[str], dict[str, str]]] | None = None,
+                 load_rows: Callable[[str], tuple[list[str], np.ndarray, dict[str, str]]] | None = None,
                  load_vectors: Callable[[str, Sequence[str]], dict[str, np.ndarray]] | None = None,
-                 load_fingerprint: Callable[[str], tuple[int, int]] | None = None) -> None:
-        if index_root is not None and (load_rows is None or load_vectors is None or load_fingerprint is None):
-            raise ValueError("a saved index needs load_rows, load_vectors and load_fingerprint to be checked "
-                             "against the store")
-        self._load = load_namespace
-        self._load_rows = load_rows
+                 load_fingerprint: Callable[[str], tuple[int, int]] | None = None,
+                 load_superseded: Callable[[str], dict[str, str]] | None = None) -> None:
+        if index_root is not None and None in (load_rows, load_vectors, load_fingerprint, load_superseded):
+            raise ValueError("a saved index needs load_rows, load_vectors, load_fingerprint and load_superseded to be "
+                             "checked against the store")
+        # Each read gives rows by id with the pair_hash() of (id, text) in place of the text, oldest first.
+        self._load = load_namespace  # ids, hashes, embeddings, superseded id -> successor
+        self._load_rows = load_rows  # the same without the embeddings
         self._load_vectors = load_vectors
         self._load_fingerprint = load_fingerprint  # of the (id, text) pairs the store would index now
+        self._load_superseded = load_superseded
         self._root = index_root
         self._namespaces: NamespaceSlots[_NamespaceVectors] = NamespaceSlots(self._built)
         self._graph_from = graph_from
 
     def nearest(self, namespace: str, vector: np.ndarray, limit: int, include_superseded: bool = True,
-                exclude: Callable[[str], bool] | None = None) -> list[tuple[str, str, float]]:
-        """(memory id, text, cosine) of the closest memories, closest first; none for which `exclude` says True
-        (asking for more until `limit` others are found)."""
+                exclude: Callable[[str], bool] | None = None) -> list[tuple[str, float]]:
+        """(memory id, cosine) of the closest memories, closest first; none for which `exclude` says True (asking
+        for more until `limit` others are found)."""
         vectors = self._namespace(namespace)
         vector = np.asarray(vector, dtype=np.float32)
         with vectors.lock:
@@ -164,7 +173,7 @@ class VectorIndex:
                     found = vectors.approximate(vector, count, include_superseded)
                 else:
                     found = vectors.exact(vector, count, include_superseded)
-                kept = [(vectors.ids[i], vectors.texts[i], s) for i, s in found
+                kept = [(vectors.ids[i], s) for i, s in found
                         if exclude is None or not exclude(vectors.ids[i])]
                 if len(kept) >= limit or len(found) < count:
                     return kept[:limit]
@@ -223,7 +232,7 @@ class VectorIndex:
             return
         with vectors.lock:
             added = [(position, vector) for memory_id, text, vector in items
-                     if (position := vectors.append(memory_id, text, vector)) is not None]
+                     if (position := vectors.append(memory_id, pair_hash(memory_id, text), vector)) is not None]
             if vectors.graph is not None:
                 if added:
                     vectors.graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
@@ -234,7 +243,7 @@ class VectorIndex:
     def drop(self, namespace: str, memory_ids: Sequence[str]) -> None:
         """Memories forgotten, or edited in place (their new vector is added after): a namespace served by its graph
         loses them in place; a smaller one is dropped whole and reloaded from the store on its next use. One not
-        loaded is left alone: its next load reads the store, and checks a saved graph's texts against it."""
+        loaded is left alone: its next load reads the store, and checks a saved graph's rows against it."""
         vectors = self._namespaces.loaded(namespace)
         if vectors is None:
             return
@@ -287,7 +296,7 @@ class VectorIndex:
         """Write the graph (caller holds vectors.lock); a failure is logged and retried at the next save."""
         try:
             vectors.graph.save(IndexFiles.of(self._root, namespace), namespace, list(vectors.ids),
-                               list(vectors.digests), vectors.texts[: len(vectors.ids)])
+                               vectors.hashes[: vectors.size].copy())
         except OSError as error:
             log_event("vector_index_not_saved", level=logging.WARNING, namespace=namespace, detail=str(error))
             return False
@@ -315,34 +324,26 @@ class VectorIndex:
         since (or lost by a kill before the save) join it, and rows whose text changed (an edit) are embedded
         again from the store. Never trusted over the store: a save whose fingerprint equals the store's holds
         exactly the rows it would index now, with their texts, and the rest is compared row by row."""
-        graph, saved_ids, digests, saved_fingerprint = AnnIndex.load(files, namespace)
-        ids, texts, superseded = self._load_rows(namespace)
-        text_of = dict(zip(ids, texts, strict=True))
-        if saved_fingerprint is not None and saved_fingerprint == self._load_fingerprint(namespace):
-            # The catch-up below with nothing stale or missing builds the same, but its set lookups cost about
-            # 1.3 s more at 1M rows, as much as the fingerprint saves.
-            vectors = _NamespaceVectors(list(saved_ids), [text_of.get(m, "") for m in saved_ids], None, superseded,
-                                        graph)
-            vectors.position = {m: i for i, m in enumerate(saved_ids) if m}
-            vectors.digests = list(digests)
-            vectors.current[: len(saved_ids)] &= np.array([bool(m) for m in saved_ids], dtype=bool)
-            return vectors
-        stale = [i for i, (memory_id, digest) in enumerate(zip(saved_ids, digests, strict=True))
-                 if memory_id and (memory_id not in text_of or text_digest(text_of[memory_id]) != digest)]
+        graph, saved_ids, saved_hashes = AnnIndex.load(files, namespace)
+        live = np.array([bool(m) for m in saved_ids], dtype=bool)
+        if fingerprint_of(saved_hashes, live) == self._load_fingerprint(namespace):
+            # Only the superseded rows are read: neither a million ids nor a set lookup for each.
+            return _NamespaceVectors(saved_ids, saved_hashes, None, self._load_superseded(namespace), graph)
+        ids, hashes, superseded = self._load_rows(namespace)
+        hash_of = dict(zip(ids, hashes.tolist(), strict=True))
+        stale = [i for i, (memory_id, saved) in enumerate(zip(saved_ids, saved_hashes.tolist(), strict=True))
+                 if memory_id and hash_of.get(memory_id) != saved]
         held = {m for m in saved_ids if m} - {saved_ids[i] for i in stale}
         missing = [memory_id for memory_id in ids if memory_id not in held]
         refuse_if_far_behind(len(missing), len(stale), len(ids), "rows")
-        vectors = _NamespaceVectors(list(saved_ids), [text_of.get(m, "") for m in saved_ids], None, superseded, graph)
-        vectors.position = {m: i for i, m in enumerate(saved_ids) if m in held}
-        vectors.digests = [digest if memory_id in held else "" for memory_id, digest in zip(saved_ids, digests)]
-        for i, memory_id in enumerate(saved_ids):
-            if memory_id not in held:
-                vectors.ids[i] = ""
-                vectors.current[i] = False
+        for i in stale:
+            saved_ids[i] = ""
+        vectors = _NamespaceVectors(saved_ids, np.where([bool(m) for m in saved_ids], saved_hashes, np.uint64(0)),
+                                    None, superseded, graph)
         graph.remove(stale)
         if missing:
             stored = self._load_vectors(namespace, missing)
-            added = [(vectors.append(m, text_of[m], stored[m]), stored[m]) for m in missing if m in stored]
+            added = [(vectors.append(m, hash_of[m], stored[m]), stored[m]) for m in missing if m in stored]
             if added:  # a row may have lost its embedding since (a restore without one)
                 graph.add(np.array([p for p, _v in added]), np.stack([v for _p, v in added]))
         vectors.unsaved = len(stale) + len(missing)
@@ -369,7 +370,6 @@ class VectorIndex:
                 if vectors.size > size:
                     graph.add(np.arange(size, vectors.size), vectors.matrix[size: vectors.size])
                 vectors.graph, vectors.matrix = graph, None
-                vectors.digests = [text_digest(text) for text in vectors.texts]
                 vectors.unsaved = vectors.size
                 if self._root is not None:
                     self._save(namespace, vectors)

@@ -96,6 +96,11 @@ def indexed_digest(content: str, context: str, tags: Sequence[str], entities: Se
     return hashlib.md5(joined.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+# pair_hash() (retrieval.ann_index) in SQL: of (id, content) for the vector index, of (id, INDEXED_DIGEST) for the
+# lexical index. An index keeps one per row and compares it with these at start.
+ROW_HASH = "md5_number_lower(id || chr(31) || content)"
+INDEXED_HASH = f"md5_number_lower(id || chr(31) || {INDEXED_DIGEST})"
+
 BULK_READ_CHUNK = 10_000  # rows fetched and turned into MemoryRows at a time by a whole-namespace read
 
 # The rows a vector index holds: those with an embedding, but statements still waiting for their update check.
@@ -182,52 +187,66 @@ class MemoryRepository:
                                "SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), ?",
                                [[r.id for r in queued_for_check], [r.namespace for r in queued_for_check], queued_at])
 
-    def embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
-        """Ids, contents and embeddings of a namespace's memories that have one (but statements waiting for their
-        update check), and the successor of each superseded one."""
-        columns, ids, contents, successors = self._embedded(namespace, ", embedding")
+    def embeddings(self, namespace: str) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, str]]:
+        """Ids, the ROW_HASH of each (id, content), and embeddings of a namespace's memories that have one (but
+        statements waiting for their update check), oldest first, and the successor of each superseded one."""
+        columns, ids, hashes, successors = self._embedded(namespace, ", embedding")
         matrix = (np.stack(columns["embedding"]).astype(np.float32, copy=False) if ids
                   else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
-        return ids, contents, matrix, successors
+        return ids, hashes, matrix, successors
 
-    def embedded_rows(self, namespace: str) -> tuple[list[str], list[str], dict[str, str]]:
-        """embeddings() without the embeddings: what a saved vector index is checked against at start."""
-        _columns, ids, contents, successors = self._embedded(namespace, "")
-        return ids, contents, successors
+    def texts_and_embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
+        """embeddings() with each memory's content in place of its hash (what clustering reads)."""
+        columns, ids, _hashes, successors = self._embedded(namespace, ", content, embedding")
+        matrix = (np.stack(columns["embedding"]).astype(np.float32, copy=False) if ids
+                  else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
+        return ids, columns["content"].tolist(), matrix, successors
 
-    def _embedded(self, namespace: str, extra_column: str) -> tuple[dict, list[str], list[str], dict[str, str]]:
+    def embedded_rows(self, namespace: str) -> tuple[list[str], np.ndarray, dict[str, str]]:
+        """embeddings() without the embeddings: what a saved vector index is caught up against at start."""
+        _columns, ids, hashes, successors = self._embedded(namespace, "")
+        return ids, hashes, successors
+
+    def superseded_in(self, namespace: str) -> dict[str, str]:
+        """Superseded id -> its successor, of the namespace's rows embeddings() would give."""
+        return dict(self._db.cursor().execute(
+            f"SELECT id, superseded_by FROM memories WHERE namespace = ? AND superseded_by IS NOT NULL "
+            f"AND {_EMBEDDED_AND_CHECKED}", [namespace]).fetchall())
+
+    def _embedded(self, namespace: str, extra_column: str) -> tuple[dict, list[str], np.ndarray, dict[str, str]]:
         # fetchnumpy hands over each embedding as one float32 array; fetchall would build 384 Python floats per
         # row first (about 9 KB each, 16 GB of transient objects at a million memories).
         columns = self._db.cursor().execute(
             # Not those waiting for their update check: the check adds each to the vector index once it has run.
-            f"SELECT id, content, superseded_by{extra_column} FROM memories WHERE namespace = ? "
+            f"SELECT id, {ROW_HASH} AS row_hash, superseded_by{extra_column} FROM memories WHERE namespace = ? "
             f"AND {_EMBEDDED_AND_CHECKED} ORDER BY created_at",
             [namespace],
         ).fetchnumpy()
         # tolist(), not list(): iterating a masked array (superseded_by has NULLs) costs microseconds an element.
-        ids, contents, successors = (columns[c].tolist() for c in ("id", "content", "superseded_by"))
-        return columns, ids, contents, {m: s for m, s in zip(ids, successors, strict=True) if isinstance(s, str)}
+        ids, successors = (columns[c].tolist() for c in ("id", "superseded_by"))
+        hashes = np.asarray(columns["row_hash"], dtype=np.uint64)
+        return columns, ids, hashes, {m: s for m, s in zip(ids, successors, strict=True) if isinstance(s, str)}
 
-    def indexed_digests(self, namespace: str) -> dict[str, str]:
-        """Memory id -> INDEXED_DIGEST, for each memory of the namespace, oldest first (a saved lexical index is
+    def indexed_hashes(self, namespace: str) -> dict[str, int]:
+        """Memory id -> INDEXED_HASH, for each memory of the namespace, oldest first (a saved lexical index is
         checked against these at start)."""
         columns = self._db.cursor().execute(
-            f"SELECT id, {INDEXED_DIGEST} AS digest FROM memories WHERE namespace = ? ORDER BY created_at",
+            f"SELECT id, {INDEXED_HASH} AS row_hash FROM memories WHERE namespace = ? ORDER BY created_at",
             [namespace],
         ).fetchnumpy()
-        return dict(zip(columns["id"].tolist(), columns["digest"].tolist()))
+        return dict(zip(columns["id"].tolist(), columns["row_hash"].tolist()))
 
     def indexed_fingerprint(self, namespace: str) -> tuple[int, int]:
         """fingerprint() (retrieval.ann_index) of the namespace's (id, INDEXED_DIGEST) pairs, computed in SQL."""
-        return self._fingerprint(f"id || chr(31) || {INDEXED_DIGEST}", "namespace = ?", [namespace])
+        return self._fingerprint(INDEXED_HASH, "namespace = ?", [namespace])
 
     def embedded_fingerprint(self, namespace: str) -> tuple[int, int]:
         """fingerprint() of the (id, content) pairs embedded_rows() gives, computed in SQL."""
-        return self._fingerprint("id || chr(31) || content", f"namespace = ? AND {_EMBEDDED_AND_CHECKED}", [namespace])
+        return self._fingerprint(ROW_HASH, f"namespace = ? AND {_EMBEDDED_AND_CHECKED}", [namespace])
 
-    def _fingerprint(self, pair: str, where: str, params: list) -> tuple[int, int]:
+    def _fingerprint(self, row_hash: str, where: str, params: list) -> tuple[int, int]:
         count, value = first_row(self._db.cursor().execute(
-            f"SELECT count(*), coalesce(bit_xor(md5_number_lower({pair})), 0) FROM memories WHERE {where}", params))
+            f"SELECT count(*), coalesce(bit_xor({row_hash}), 0) FROM memories WHERE {where}", params))
         return int(count), int(value)
 
     def embeddings_of(self, namespace: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
