@@ -171,14 +171,15 @@ def write_config(directory: Path, docs_url: str, *, notes_env: dict | None = Non
 async def proxy_session(daemon, config: Path, namespace: str):
     parameters = proxy_parameters(daemon.address, namespace)
     parameters.env = {**parameters.env, "CORTEXD_CONFIG": str(config)}
-    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(parameters, errlog=sys.stderr) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
 
 
 @asynccontextmanager
 async def direct_stdio_session():
-    async with stdio_client(StdioServerParameters(command=STDIO_UPSTREAM[0], args=STDIO_UPSTREAM[1:])) as (read, write):
+    async with stdio_client(StdioServerParameters(command=STDIO_UPSTREAM[0], args=STDIO_UPSTREAM[1:]),
+                            errlog=sys.stderr) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             yield session

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import time
 
 import anyio
@@ -84,7 +85,7 @@ async def test_a_proxy_started_before_its_daemon_announces_the_tools_once_the_da
         if isinstance(message, types.ToolListChangedNotification):
             changed.set()
 
-    async with stdio_client(proxy_parameters(daemon.address, "late")) as (read, write), \
+    async with stdio_client(proxy_parameters(daemon.address, "late"), errlog=sys.stderr) as (read, write), \
             ClientSession(read, write, message_handler=on_message) as host:
         started = await host.initialize()
         assert started.capabilities.tools.list_changed is True

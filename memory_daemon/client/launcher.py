@@ -130,7 +130,9 @@ async def proxy_session(address: str, namespace: str | None = None, *extra: str,
     """A real `cortexd proxy` process, driven over MCP stdio by the SDK's client, initialised."""
     from mcp import ClientSession, stdio_client
 
-    async with stdio_client(proxy_parameters(address, namespace, *extra, cwd=cwd)) as (read, write):
+    # errlog given at each call: the SDK's default is the sys.stderr of its first import, which a test runner that
+    # captures stderr may have closed since.
+    async with stdio_client(proxy_parameters(address, namespace, *extra, cwd=cwd), errlog=sys.stderr) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             yield session
