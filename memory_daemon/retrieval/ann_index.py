@@ -220,9 +220,10 @@ def fingerprint(pairs: Iterable[tuple[str, str]]) -> tuple[int, int]:
     return count, value
 
 
-def fingerprint_of(hashes: np.ndarray, live: np.ndarray) -> tuple[int, int]:
-    """fingerprint() from rows' pair hashes already held: (how many are live, XOR of theirs)."""
-    kept = hashes[live]
+def fingerprint_of(hashes: np.ndarray, ids: list[str]) -> tuple[int, int]:
+    """fingerprint() from rows' pair hashes already held, one per id ("" at a row no longer held): (how many are
+    held, XOR of theirs)."""
+    kept = hashes[np.array([bool(m) for m in ids], dtype=bool)]
     return int(len(kept)), int(np.bitwise_xor.reduce(kept)) if len(kept) else 0
 
 

@@ -416,8 +416,7 @@ class LexicalIndex:
         those written since (or lost by a kill before the save) are added. Never trusted over the store: a save
         whose fingerprint equals the store's holds exactly its memories as they are, and the rest is compared."""
         saved = lexical_files.load(files, namespace)
-        live = np.array([bool(m) for m in saved.ids], dtype=bool)
-        if fingerprint_of(saved.hashes, live) == self._source.fingerprint(namespace):
+        if fingerprint_of(saved.hashes, saved.ids) == self._source.fingerprint(namespace):
             return _NamespaceIndex(saved)
         stored = self._source.hashes(namespace)
         stale = [memory_id for memory_id, saved_hash in zip(saved.ids, saved.hashes.tolist())

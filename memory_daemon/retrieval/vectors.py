@@ -325,8 +325,7 @@ class VectorIndex:
         again from the store. Never trusted over the store: a save whose fingerprint equals the store's holds
         exactly the rows it would index now, with their texts, and the rest is compared row by row."""
         graph, saved_ids, saved_hashes = AnnIndex.load(files, namespace)
-        live = np.array([bool(m) for m in saved_ids], dtype=bool)
-        if fingerprint_of(saved_hashes, live) == self._load_fingerprint(namespace):
+        if fingerprint_of(saved_hashes, saved_ids) == self._load_fingerprint(namespace):
             # Only the superseded rows are read: neither a million ids nor a set lookup for each.
             return _NamespaceVectors(saved_ids, saved_hashes, None, self._load_superseded(namespace), graph)
         ids, hashes, superseded = self._load_rows(namespace)

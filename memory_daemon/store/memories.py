@@ -108,6 +108,12 @@ _EMBEDDED_AND_CHECKED = ("embedding IS NOT NULL AND NOT EXISTS (SELECT 1 FROM up
                          "WHERE q.memory_id = memories.id)")
 
 
+def _stacked(embeddings) -> np.ndarray:
+    """A fetched embedding column as one (rows, 384) float32 matrix."""
+    return (np.stack(embeddings).astype(np.float32, copy=False) if len(embeddings)
+            else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
+
+
 def memory_row(values: Sequence) -> MemoryRow:
     (id_, namespace, content, tags, entities, strength, created_at, last_used_at,
      use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at, long_term,
@@ -191,16 +197,12 @@ class MemoryRepository:
         """Ids, the ROW_HASH of each (id, content), and embeddings of a namespace's memories that have one (but
         statements waiting for their update check), oldest first, and the successor of each superseded one."""
         columns, ids, hashes, successors = self._embedded(namespace, ", embedding")
-        matrix = (np.stack(columns["embedding"]).astype(np.float32, copy=False) if ids
-                  else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
-        return ids, hashes, matrix, successors
+        return ids, hashes, _stacked(columns["embedding"]), successors
 
     def texts_and_embeddings(self, namespace: str) -> tuple[list[str], list[str], np.ndarray, dict[str, str]]:
         """embeddings() with each memory's content in place of its hash (what clustering reads)."""
         columns, ids, _hashes, successors = self._embedded(namespace, ", content, embedding")
-        matrix = (np.stack(columns["embedding"]).astype(np.float32, copy=False) if ids
-                  else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
-        return ids, columns["content"].tolist(), matrix, successors
+        return ids, columns["content"].tolist(), _stacked(columns["embedding"]), successors
 
     def embedded_rows(self, namespace: str) -> tuple[list[str], np.ndarray, dict[str, str]]:
         """embeddings() without the embeddings: what a saved vector index is caught up against at start."""
