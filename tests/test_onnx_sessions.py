@@ -1,4 +1,5 @@
-"""Every ONNX model session leaves its idle threads asleep: the daemon's background-priority imports wait on them."""
+"""Every ONNX model session leaves its idle threads asleep (the daemon's background-priority imports wait on them)
+and keeps no memory arena (one would hold the peak of the largest batch for the daemon's life)."""
 
 from preprocessing.encoder import SentenceEncoder
 from preprocessing.intent_model import IntentModel
@@ -10,4 +11,6 @@ def test_every_model_session_runs_without_spinning_threads():
     sessions = [SentenceEncoder.from_registry()._session, IntentModel.from_registry()._session,
                 RelationModel.load()._session, RelevanceModel.load()._pairs._session]
     for session in sessions:
-        assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        options = session.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert options.enable_cpu_mem_arena is False

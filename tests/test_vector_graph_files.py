@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from memory_daemon.retrieval.ann_index import IndexFiles, fingerprint, pair_hash
+from memory_daemon.retrieval import ann_index
+from memory_daemon.retrieval.ann_index import AnnIndex, IndexFiles, fingerprint, pair_hash
 from memory_daemon.retrieval.vectors import VectorIndex
 from test_scale_indexes import clustered, wait_for_graph
 
@@ -233,3 +234,17 @@ def test_onnxruntime_imported_after_the_graph_library_does_not_crash_the_process
             "import onnxruntime; print('loaded')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "loaded", done.stderr[-2000:]
+
+
+def test_a_large_graph_keeps_more_candidates_per_search_and_a_set_expansion_wins(monkeypatch):
+    vectors = np.random.default_rng(3).standard_normal((200, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    graph = AnnIndex.build(np.arange(200), vectors)
+    positions, _cosines = graph.search(vectors[7], 5)
+    assert positions[0] == 7 and graph._index.expansion_search == ann_index.EXPANSION_SEARCH
+    monkeypatch.setattr(ann_index, "LARGE_GRAPH", 100)  # this graph now counts as large
+    assert graph.search(vectors[9], 5)[0][0] == 9
+    assert graph._index.expansion_search == ann_index.LARGE_EXPANSION_SEARCH
+    graph.set_expansion(128)
+    graph.search(vectors[9], 5)
+    assert graph._index.expansion_search == 128

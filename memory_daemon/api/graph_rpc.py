@@ -125,6 +125,8 @@ class GraphRpc:
 def episode_messages(graph: GraphService, namespace: str, rows: Iterable[EpisodeRow]) -> list[pb.Episode]:
     """Episode rows as the API shows them, each entity named."""
     rows = list(rows)
+    if not rows:
+        return []
     names = graph.entity_names(namespace, [i for r in rows for i in r.entity_ids])
     return [
         pb.Episode(id=r.id, kind=r.kind, title=r.title, body=r.body, files=r.files, entity_ids=r.entity_ids,

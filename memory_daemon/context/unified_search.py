@@ -15,7 +15,8 @@ from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.core.errors import InvalidArgument
 from memory_daemon.retrieval.item_index import ITEM_KINDS, Item, ItemIndex
 from memory_daemon.memory.service import MemoryService
-from memory_daemon.retrieval.hybrid import SIGNALS, STALE_FACTOR, SearchQuery, activated_entities, decay, fuse, spread
+from memory_daemon.retrieval.hybrid import (SIGNALS, STALE_FACTOR, Neighbours, SearchQuery, activated_entities, decay, fuse,
+                                            spread)
 from memory_daemon.store.items import ItemRepository
 from memory_daemon.core.timefmt import utc_now
 from preprocessing.terms import salient_keys
@@ -55,7 +56,7 @@ class UnifiedSearch:
 
     def __init__(self, memories: MemoryService, items: ItemIndex, rows_of: Callable[[str, Sequence[str], Sequence[str]], list],
                  settings: RetrievalSettings,
-                 graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None) -> None:
+                 graph_neighbours: Neighbours | None = None) -> None:
         self._memories = memories
         self._items = items
         self._rows_of = rows_of  # (kind, namespaces, ids) -> fresh rows

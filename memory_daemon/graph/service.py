@@ -414,23 +414,27 @@ class GraphService:
         return self._repository.active_facts(visible_namespaces(namespace), utc_now(), limit)
 
     def entity_names(self, namespace: str, ids: Sequence[str]) -> dict[str, str]:
+        if not ids:
+            return {}
         return {e.id: e.name for e in self._repository.entities_by_id(visible_namespaces(namespace), list(set(ids)))}
 
-    def neighbour_keys(self, namespaces: Sequence[str], key: str) -> list[tuple[str, float]]:
-        """Keys of the entities one active fact away from the entity with this key, with the fact's confidence."""
-        entity = self._entity_by_key(namespaces[0], key)
-        if entity is None:
-            return []
-        edges = self._edges.neighbours(namespaces, entity.id, utc_now())
-        others = {(e.object_id if e.subject_id == entity.id else e.subject_id): e.confidence for e in edges}
-        if not others:
-            return []
-        missing = [i for i in others if i not in self._keys_by_id]
-        if missing:
-            if len(self._keys_by_id) > MAX_UNKNOWN_KEYS:
-                self._keys_by_id = {}
-            self._keys_by_id.update((row.id, row.key) for row in self._repository.entities_by_id(namespaces, missing))
-        return [(self._keys_by_id[i], confidence) for i, confidence in others.items() if i in self._keys_by_id]
+    def neighbour_keys(self, namespaces: Sequence[str], keys: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+        """For each key with an entity: the keys of the entities one active fact away from it, with the fact's
+        confidence. Keys not cached yet are looked up in one query (a search asks for several at once)."""
+        found: dict[str, list[tuple[str, float]]] = {}
+        now = utc_now()
+        for key, entity in self._entities_by_keys(namespaces[0], keys).items():
+            edges = self._edges.neighbours(namespaces, entity.id, now)
+            others = {(e.object_id if e.subject_id == entity.id else e.subject_id): e.confidence for e in edges}
+            if not others:
+                continue
+            missing = [i for i in others if i not in self._keys_by_id]
+            if missing:
+                if len(self._keys_by_id) > MAX_UNKNOWN_KEYS:
+                    self._keys_by_id = {}
+                self._keys_by_id.update((row.id, row.key) for row in self._repository.entities_by_id(namespaces, missing))
+            found[key] = [(self._keys_by_id[i], confidence) for i, confidence in others.items() if i in self._keys_by_id]
+        return found
 
     def find_entity(self, namespace: str, reference: str) -> EntityRow:
         reference = checked_text(reference, "entity", self._limits.max_name_chars)
@@ -467,6 +471,22 @@ class GraphService:
         self._keys_by_id = {}
         for namespace in namespaces:
             self._edges.forget(namespace)
+
+    def _entities_by_keys(self, namespace: str, keys: Sequence[str]) -> dict[str, EntityRow]:
+        """_entity_by_key() of each key, those neither cached nor known to be unknown read in one query."""
+        found = {key: cached for key in keys if (cached := self._entities_by_key.get((namespace, key))) is not None}
+        asked = [key for key in dict.fromkeys(keys) if key not in found and (namespace, key) not in self._unknown_keys]
+        if not asked:
+            return found
+        in_transaction = self._db.in_transaction()
+        for key, entities in self._repository.entities_of_keys(visible_namespaces(namespace), asked).items():
+            if entities:
+                found[key] = self._entities_by_key[(namespace, key)] = _prefer_own(entities, namespace)
+            elif not in_transaction:
+                if len(self._unknown_keys) >= MAX_UNKNOWN_KEYS:
+                    self._unknown_keys.clear()
+                self._unknown_keys.add((namespace, key))
+        return found
 
     def _entity_by_key(self, namespace: str, key: str, trust_unknown: bool = True) -> EntityRow | None:
         cached = self._entities_by_key.get((namespace, key))

@@ -20,11 +20,14 @@ FORMAT = 2
 SCALAR = "f16"
 # Links per node and candidates kept while adding, then per search. On the bench's 1M clustered synthetic store
 # (1,000 tight clusters of 1,000), M 16 / 128 gave recall@10 0.633 at 128 candidates per search; M 32 / 256 gives
-# 0.932 at 128, 0.980 at 256 and 0.998 at 512 (graph search p50 3.2, 4.8, 6.2 ms), and 1.000 at 100k from 128.
+# 1.000 at 100k from 128, and at 1M, over three builds (a threaded build differs from run to run), 0.915-0.932 at
+# 128, 0.974-0.994 at 256 and 0.997-0.998 at 512 (graph search p50 about 2.5, 3.7 and 4.8 ms). So a graph of
+# LARGE_GRAPH rows or more keeps LARGE_EXPANSION_SEARCH candidates per search, a smaller one EXPANSION_SEARCH.
 # A graph saved with other links keeps them until `cortexd reindex` (usearch reads them from the file).
 CONNECTIVITY = 32
 EXPANSION_ADD = 256
 EXPANSION_SEARCH = 256
+LARGE_GRAPH, LARGE_EXPANSION_SEARCH = 500_000, 512
 THREADS = 2
 
 
@@ -98,6 +101,7 @@ class AnnIndex:
 
     def __init__(self, index) -> None:
         self._index = index
+        self._expansion: int | None = None  # set_expansion()'s; None: expansion_for() the graph's size
 
     @classmethod
     def empty(cls) -> AnnIndex:
@@ -122,14 +126,17 @@ class AnnIndex:
             self._index.remove(int(position))
 
     def set_expansion(self, expansion: int) -> None:
-        """Candidates kept per search from now on (EXPANSION_SEARCH unless changed): recall against latency."""
-        self._index.expansion_search = int(expansion)
+        """Candidates kept per search from now on (expansion_for() the size unless set): recall against latency."""
+        self._expansion = int(expansion)
 
     def search(self, vector: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """(positions, cosines) of up to `count` nearest, nearest first."""
         count = min(count, len(self._index))
         if count <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        expansion = self._expansion or expansion_for(len(self._index))
+        if self._index.expansion_search != expansion:
+            self._index.expansion_search = expansion
         found = self._index.search(np.asarray(vector, dtype=np.float32), count)
         return found.keys.astype(np.int64), (1.0 - found.distances).astype(np.float32)
 
@@ -174,7 +181,6 @@ class AnnIndex:
                 raise UnusableIndex("graph file differs from the one its manifest describes")
             index = _usearch_index()
             index.load(str(files.graph))
-            index.expansion_search = EXPANSION_SEARCH  # a search setting, not the file's: today's value applies
             ids = manifest["ids"]
             hashes = np.array(manifest["hashes"], dtype=np.uint64)
         except UnusableIndex:
@@ -199,6 +205,11 @@ def _usearch_index():
 
     return Index(ndim=DIMENSIONS, metric="cos", dtype=SCALAR, connectivity=CONNECTIVITY,
                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+
+
+def expansion_for(rows: int) -> int:
+    """Candidates a search of a graph of this many rows keeps (see LARGE_GRAPH)."""
+    return LARGE_EXPANSION_SEARCH if rows >= LARGE_GRAPH else EXPANSION_SEARCH
 
 
 def pair_hash(memory_id: str, value: str) -> int:

@@ -111,9 +111,13 @@ def fuse(scores: dict[str, dict[str, float]], weights: dict[str, float], k: floa
     return fused
 
 
+# The graph's one hop: for each entity key asked about, the keys one active fact away and the fact's confidence.
+Neighbours = Callable[[Sequence[str], Sequence[str]], dict[str, list[tuple[str, float]]]]
+
+
 def activated_entities(lexical: LexicalIndex, namespaces: Sequence[str], seeds: dict[str, float],
                        found: dict[str, dict[str, float]], hop_decay: float,
-                       neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None) -> dict[str, float]:
+                       neighbours: Neighbours | None) -> dict[str, float]:
     """Entity key -> activation: the seeds (the query's entities), the entities of the best text matches (decayed
     by hop and by rank), then one hop over active facts from each of them."""
     activation = dict(seeds)
@@ -123,9 +127,11 @@ def activated_entities(lexical: LexicalIndex, namespaces: Sequence[str], seeds: 
     for rank, keys in enumerate(lexical.entities_of(namespaces, feedback).values()):
         for key in keys:
             activation[key] = max(activation.get(key, 0.0), hop_decay * (0.8 ** rank))
-    if neighbours is not None:
-        for key, weight in list(activation.items()):
-            for neighbour, strength in neighbours(namespaces, key):
+    if neighbours is not None and activation:
+        weights = dict(activation)  # each neighbour is reached from its entity's weight before this hop
+        for key, reached in neighbours(namespaces, list(weights)).items():
+            weight = weights[key]
+            for neighbour, strength in reached:
                 activation[neighbour] = max(activation.get(neighbour, 0.0), weight * hop_decay * strength)
     return activation
 
@@ -213,7 +219,7 @@ class HybridRetriever:
 
     def __init__(self, rows: RowCache, lexical: LexicalIndex, vectors: VectorIndex,
                  embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
-                 graph_neighbours: Callable[[Sequence[str], str], list[tuple[str, float]]] | None = None,
+                 graph_neighbours: Neighbours | None = None,
                  relevance: Relevance | None = None) -> None:
         self._row_cache = rows
         self._lexical = lexical

@@ -14,6 +14,7 @@ import numpy as np
 from memory_daemon.core.logs import log_event
 from memory_daemon.retrieval.ann_index import (AnnIndex, IndexFiles, UnusableIndex, fingerprint_of, pair_hash,
                                                refuse_if_far_behind)
+from memory_daemon.retrieval.id_positions import IdPositions
 from memory_daemon.retrieval.namespace_slots import NamespaceSlots
 
 DIMENSIONS = 384
@@ -38,7 +39,8 @@ class _NamespaceVectors:
     def __init__(self, ids: list[str], hashes: np.ndarray, matrix: np.ndarray | None,
                  superseded: dict[str, str] | None = None, graph: AnnIndex | None = None) -> None:
         self.lock = threading.Lock()  # this namespace's searches and writes; a save or catch-up holds only it
-        self.ids = ids
+        self.position = IdPositions(ids)
+        self.ids = ids  # the same list: changed through self.position only
         capacity = max(64, 2 * len(ids))
         # What a save writes beside each key, kept as rows come and go so a save hashes no text.
         self.hashes = np.zeros(capacity, dtype=np.uint64)
@@ -51,16 +53,15 @@ class _NamespaceVectors:
             self.matrix = np.zeros((capacity, DIMENSIONS), dtype=np.float32)
             self.matrix[: len(ids)] = matrix
         self.graph = graph
-        self.position = {memory_id: i for i, memory_id in enumerate(ids) if memory_id}
         # False at a superseded or dropped row: a search for current rows masks them out in one step, whatever their
         # number (it used to fetch limit + every superseded row and filter them in Python, which made a long import
         # quadratic: an import supersedes more rows the further it gets).
         self.current = np.ones(capacity, dtype=bool)
         if len(self.position) < len(ids):
             self.current[: len(ids)] = [bool(m) for m in ids]
-        for memory_id in self.superseded:
-            if memory_id in self.position:
-                self.current[self.position[memory_id]] = False
+        for position in self.position.positions_of(self.superseded):
+            if position is not None:
+                self.current[position] = False
         self.building = False
         self.retired = False  # forgotten (reindex, restore): a build still running for it throws its result away
         self.unsaved = 0
@@ -71,16 +72,16 @@ class _NamespaceVectors:
 
     def supersede(self, memory_id: str, successor_id: str) -> None:
         self.superseded[memory_id] = successor_id
-        if memory_id in self.position:
-            self.current[self.position[memory_id]] = False
+        position = self.position.get(memory_id)
+        if position is not None:
+            self.current[position] = False
 
     def drop(self, memory_ids: Sequence[str]) -> int:
         """Take rows out of the graph in place (forgotten, or edited and about to be added again); their places in
         the id list stay, blanked. Returns how many were held."""
-        positions = [self.position.pop(m) for m in memory_ids if m in self.position]
+        positions = [p for m in memory_ids if (p := self.position.pop(m)) is not None]
         self.graph.remove(positions)
         for position in positions:
-            self.ids[position] = ""
             self.hashes[position] = 0
             self.current[position] = False
         return len(positions)
@@ -99,8 +100,7 @@ class _NamespaceVectors:
                 self.matrix = grown
             self.matrix[self.size] = vector
         self.current[self.size] = memory_id not in self.superseded
-        self.position[memory_id] = self.size
-        self.ids.append(memory_id)
+        self.position.append(memory_id)
         self.hashes[self.size] = row_hash
         self.size += 1
         return self.size - 1
@@ -198,11 +198,11 @@ class VectorIndex:
         """The stored embeddings of those ids that the namespace holds (the graph's f16 copy once it has one)."""
         vectors = self._namespace(namespace)
         with vectors.lock:
-            held = [m for m in ids if m in vectors.position]
+            held = [(m, p) for m, p in zip(ids, vectors.position.positions_of(ids)) if p is not None]
             if vectors.graph is None:
-                return {m: vectors.matrix[vectors.position[m]].copy() for m in held}
-            rows = vectors.graph.vectors([vectors.position[m] for m in held])
-            return {m: row for m, row in zip(held, rows) if row is not None}
+                return {m: vectors.matrix[p].copy() for m, p in held}
+            rows = vectors.graph.vectors([p for _m, p in held])
+            return {m: row for (m, _p), row in zip(held, rows) if row is not None}
 
     def mark_superseded(self, namespace: str, memory_id: str, successor_id: str) -> None:
         vectors = self._namespaces.loaded(namespace)  # None: not loaded, and its load reads this from the store

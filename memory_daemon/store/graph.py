@@ -187,6 +187,17 @@ class GraphRepository:
             ).fetchall()
         return [_entity(r) for r in rows]
 
+    def entities_of_keys(self, namespaces: Sequence[str], keys: Sequence[str]) -> dict[str, list[EntityRow]]:
+        """entities_by_key() of each key, in one query: key -> its entities (none for a key nothing matches)."""
+        if not keys:
+            return {}
+        rows = [_entity(r) for r in self._db.cursor().execute(
+            f"SELECT {_ENTITY} FROM entities WHERE (key IN {in_list(keys)} OR list_has_any(aliases, ?::VARCHAR[])) "
+            f"AND list_contains(?, namespace)",
+            [*keys, list(keys), list(namespaces)],
+        ).fetchall()]
+        return {key: [r for r in rows if r.key == key] or [r for r in rows if key in r.aliases] for key in keys}
+
     def entities_by_id(self, namespaces: Sequence[str], ids: Sequence[str]) -> list[EntityRow]:
         rows = self._db.cursor().execute(
             f"SELECT {_ENTITY} FROM entities WHERE id IN {in_list(ids)} AND list_contains(?, namespace)",

@@ -114,18 +114,36 @@ def _stacked(embeddings) -> np.ndarray:
             else np.zeros((0, EMBEDDING_DIMENSIONS), dtype=np.float32))
 
 
+_NO_META: dict = {}  # shared by every row without meta: nothing changes a row's meta in place (replace() copies it)
+_SHARED_STRENGTHS: dict[float, float] = {}
+_SHARED_STRENGTHS_AT_MOST = 4096
+
+
+def _shared_strength(value: float) -> float:
+    """One float object per distinct strength (most rows share a few), up to a bound."""
+    shared = _SHARED_STRENGTHS.get(value)
+    if shared is None:
+        if len(_SHARED_STRENGTHS) >= _SHARED_STRENGTHS_AT_MOST:
+            return value
+        shared = _SHARED_STRENGTHS.setdefault(value, value)
+    return shared
+
+
 def memory_row(values: Sequence) -> MemoryRow:
     (id_, namespace, content, tags, entities, strength, created_at, last_used_at,
      use_count, source, context, session_id, meta, external_id, superseded_by, superseded_at, long_term,
      archived_at) = values
     # A row cache holds up to a million rows: values most rows repeat are shared, not copied per row (about a
-    # quarter of a row's bytes): names of namespaces and sources, an external id equal to the id, an unused
-    # memory's last use equal to its creation.
+    # third of a row's bytes): the id (interned, as the indexes' id lists intern it, so the three hold one str),
+    # names of namespaces and sources, an external id equal to the id, an unused memory's last use equal to its
+    # creation, an empty meta, a strength.
+    id_ = sys.intern(id_)
     return MemoryRow(
         id=id_, namespace=sys.intern(namespace), content=content, tags=tuple(tags), entities=tuple(entities),
-        strength=float(strength), created_at=created_at,
+        strength=_shared_strength(float(strength)), created_at=created_at,
         last_used_at=created_at if last_used_at == created_at else last_used_at, use_count=int(use_count),
-        source=sys.intern(source), context=context, session_id=session_id, meta=json.loads(meta) if meta else {},
+        source=sys.intern(source), context=context, session_id=session_id,
+        meta=json.loads(meta) if meta and meta != "{}" else _NO_META,
         external_id=id_ if external_id == id_ else external_id, superseded_by=superseded_by,
         superseded_at=superseded_at, long_term=bool(long_term), archived_at=archived_at,
     )
