@@ -229,3 +229,34 @@ def test_a_failed_write_leaves_no_entity_behind(graph):
         graph.find_entity(NS, "ghost_service")
     created = graph.upsert_fact(NS, fact("ghost_service", "owner", "Ana"))
     assert graph.find_entity(NS, "ghost_service").id == created.fact.subject_id
+
+
+def test_entity_keys_are_resolved_in_one_read_by_key_then_by_alias(tmp_path):
+    from memory_daemon.store.graph import EntityRow
+
+    database = Database(tmp_path / "keys.duckdb")
+    repository = GraphRepository(database)
+    now = utc_now()
+    with database.transaction() as cursor:
+        for row in (EntityRow("ent_pg", NS, "PostgreSQL", "postgresql", "technology", ("postgres", "pg"), now),
+                    EntityRow("ent_pgtool", NS, "pg", "pg", "tool", (), now),
+                    EntityRow("ent_other", "elsewhere", "Postgres", "postgres", "technology", (), now)):
+            repository.insert_entity(cursor, row)
+    found = repository.entities_of_keys([NS], ["postgresql", "postgres", "pg", "mysql"])
+    assert [e.id for e in found["postgresql"]] == ["ent_pg"]
+    # by alias: another namespace's entity with that key is not visible here
+    assert [e.id for e in found["postgres"]] == ["ent_pg"]
+    assert [e.id for e in found["pg"]] == ["ent_pgtool"]  # a key match comes before an alias match
+    assert found["mysql"] == []
+    database.close()
+
+
+def test_neighbour_keys_of_several_entities_at_once(graph):
+    graph.upsert_fact(NS, fact("checkout", "uses", "Redis", "2026-01-01T00:00:00Z"))
+    graph.upsert_fact(NS, fact("billing", "uses", "Postgres", "2026-01-01T00:00:00Z"))
+    reached = graph.neighbour_keys([NS], ["checkout", "redis", "billing", "no such thing"])
+    assert sorted(reached) == ["billing", "checkout", "redis"]
+    assert [key for key, _confidence in reached["checkout"]] == ["redis"]
+    assert [key for key, _confidence in reached["redis"]] == ["checkout"]
+    assert [key for key, _confidence in reached["billing"]] == ["postgresql"]  # entity keys are canonical
+    assert graph.neighbour_keys([NS], ["no such thing"]) == {}  # known unknown now: answered without a query

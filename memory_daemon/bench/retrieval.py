@@ -224,7 +224,8 @@ def bench_retrieval(quick: bool, sizes: Sequence[int] = ()) -> int:
     graphs = [s for s in scales if s["recall"] is not None]
     if graphs:
         print(f"\ngraph recall@10 vs exact and graph search p50 (in-process, no gRPC) by candidates kept per search "
-              f"(the daemon keeps {EXPANSION_SEARCH}, and {LARGE_EXPANSION_SEARCH} in a graph of {LARGE_GRAPH:,} or more):")
+              f"(the daemon keeps {EXPANSION_SEARCH}, and {LARGE_EXPANSION_SEARCH} in a graph of {LARGE_GRAPH:,} "
+              "or more):")
         for s in graphs:
             print(f"- {s['count']:,} memories: " + "; ".join(f"{expansion}: {recall:.3f}, {ms:.2f} ms"
                                                            for expansion, (recall, ms) in s["recall"].items()))

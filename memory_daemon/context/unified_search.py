@@ -15,8 +15,8 @@ from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.core.errors import InvalidArgument
 from memory_daemon.retrieval.item_index import ITEM_KINDS, Item, ItemIndex
 from memory_daemon.memory.service import MemoryService
-from memory_daemon.retrieval.hybrid import (SIGNALS, STALE_FACTOR, Neighbours, SearchQuery, activated_entities, decay, fuse,
-                                            spread)
+from memory_daemon.retrieval.hybrid import (SIGNALS, STALE_FACTOR, Neighbours, SearchQuery, activated_entities, decay,
+                                            fuse, spread)
 from memory_daemon.store.items import ItemRepository
 from memory_daemon.core.timefmt import utc_now
 from preprocessing.terms import salient_keys

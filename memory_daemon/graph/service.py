@@ -432,8 +432,10 @@ class GraphService:
             if missing:
                 if len(self._keys_by_id) > MAX_UNKNOWN_KEYS:
                     self._keys_by_id = {}
-                self._keys_by_id.update((row.id, row.key) for row in self._repository.entities_by_id(namespaces, missing))
-            found[key] = [(self._keys_by_id[i], confidence) for i, confidence in others.items() if i in self._keys_by_id]
+                self._keys_by_id.update((row.id, row.key)
+                                        for row in self._repository.entities_by_id(namespaces, missing))
+            found[key] = [(self._keys_by_id[i], confidence) for i, confidence in others.items()
+                          if i in self._keys_by_id]
         return found
 
     def find_entity(self, namespace: str, reference: str) -> EntityRow:
