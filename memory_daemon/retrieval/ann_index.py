@@ -20,7 +20,7 @@ FORMAT = 2
 SCALAR = "f16"
 # Links per node and candidates kept while adding, then per search. On the bench's 1M clustered synthetic store
 # (1,000 tight clusters of 1,000), M 16 / 128 gave recall@10 0.633 at 128 candidates per search; M 32 / 256 gives
-# 1.000 at 100k from 128, and at 1M, over four builds (a threaded build differs from run to run), 0.874-0.932 at
+# 1.000 at 100k from 128, and at 1M, over five builds (a threaded build differs from run to run), 0.874-0.943 at
 # 128, 0.946-0.994 at 256 and 0.997-1.000 at 512 (graph search p50 about 2.5, 3.7 and 4.7 ms). So a graph of
 # LARGE_GRAPH rows or more keeps LARGE_EXPANSION_SEARCH candidates per search, a smaller one EXPANSION_SEARCH.
 # A graph saved with other links keeps them until `cortexd reindex` (usearch reads them from the file).
