@@ -118,6 +118,13 @@ def test_a_damaged_foreign_or_far_behind_save_is_rebuilt_from_the_store(tmp_path
     assert answers(LexicalIndex(store, tmp_path, save_from=10)) == expected and store.whole_reads == 3
 
     saved_index(tmp_path, store)
+    manifest = json.loads(files.lexical_manifest.read_text())
+    manifest["ids"][3] = 3  # valid JSON, but not an id
+    files.lexical_manifest.write_text(json.dumps(manifest))
+    reads = store.whole_reads
+    assert answers(LexicalIndex(store, tmp_path, save_from=10)) == expected and store.whole_reads == reads + 1
+
+    saved_index(tmp_path, store)
     reads = store.whole_reads
     rng = random.Random(3)
     for i in range(300, 420):  # more than a quarter of the namespace written since the save

@@ -3,6 +3,8 @@ a damaged or missing one is rebuilt from the store, never trusted over it."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from memory_daemon.retrieval import ann_index
@@ -132,8 +134,14 @@ def test_a_manifest_cut_short_or_missing_is_refused(tmp_path):
     assert store.full_loads == 2
     wait_for_graph(second, "ns")  # rebuilt and saved again
     files.manifest.unlink()
-    started(store, tmp_path)
+    third = started(store, tmp_path)
     assert store.full_loads == 3
+    wait_for_graph(third, "ns")
+    manifest = json.loads(files.manifest.read_text())
+    manifest["ids"][5] = 5  # valid JSON, but not an id
+    files.manifest.write_text(json.dumps(manifest))
+    started(store, tmp_path)
+    assert store.full_loads == 4
 
 
 def test_rebuild_throws_the_saved_graph_away(tmp_path):

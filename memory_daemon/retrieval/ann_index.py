@@ -187,7 +187,9 @@ class AnnIndex:
             raise
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
             raise UnusableIndex(f"{type(error).__name__}: {error}") from None
-        if len(index) != manifest["graph_size"] or not isinstance(ids, list) or len(index) > len(ids) \
+        if not isinstance(ids, list) or not all(isinstance(m, str) for m in ids):
+            raise UnusableIndex("manifest ids are not a list of strings")  # the id list interns them (IdPositions)
+        if len(index) != manifest["graph_size"] or len(index) > len(ids) \
                 or hashes.shape != (len(ids),) or index.ndim != DIMENSIONS:
             raise UnusableIndex("graph and manifest disagree on its size")
         return cls(index), ids, hashes

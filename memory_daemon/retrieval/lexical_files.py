@@ -80,7 +80,7 @@ def load(files: IndexFiles, namespace: str) -> SavedPostings:
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise UnusableIndex(f"{type(error).__name__}: {error}") from None
     documents = len(ids)
-    if not isinstance(ids, list) or len(hashes) != documents \
+    if not isinstance(ids, list) or not all(isinstance(m, str) for m in ids) or len(hashes) != documents \
             or len(lengths) != documents or any(len(p.docs) and int(p.docs.max()) >= documents
                                                 for p in (terms, identifiers, entities)):
         raise UnusableIndex("lexical arrays and manifest disagree on the number of documents")
