@@ -337,8 +337,8 @@ class VectorIndex:
         refuse_if_far_behind(len(missing), len(stale), len(ids), "rows")
         for i in stale:
             saved_ids[i] = ""
-        vectors = _NamespaceVectors(saved_ids, np.where([bool(m) for m in saved_ids], saved_hashes, np.uint64(0)),
-                                    None, superseded, graph)
+        saved_hashes[stale] = 0  # as at every other row the save had already dropped
+        vectors = _NamespaceVectors(saved_ids, saved_hashes, None, superseded, graph)
         graph.remove(stale)
         if missing:
             stored = self._load_vectors(namespace, missing)
