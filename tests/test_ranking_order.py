@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from memory_daemon.core.config import Limits
 from memory_daemon.memory.service import MemoryService, NewMemory
-from memory_daemon.retrieval.hybrid import below_every_current, final_scores, reranked
+from memory_daemon.retrieval.hybrid import (FEEDBACK_HITS, activated_entities, below_every_current, final_scores,
+                                            reranked)
+from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.store import Database, MemoryRepository
 
 WORDS = ["billing", "deploy", "postgres", "invoice", "queue", "thursday", "token", "redis", "backup", "oncall"]
@@ -117,3 +119,26 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
         order = sorted(final, key=lambda m: -final[m])
         stale = [rows[m].superseded_by is not None for m in order]
         assert stale == sorted(stale), "a superseded memory came before a current one"
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(ENTITIES), max_size=3, unique=True), min_size=1, max_size=10),
+       st.dictionaries(st.integers(0, 9), st.floats(0.0, 10.0), max_size=10),
+       st.dictionaries(st.integers(0, 9), st.floats(0.3, 1.0), max_size=10))
+def test_the_graph_signal_needs_nothing_from_the_dense_one_once_the_words_found_enough(entities, words, meaning):
+    """The search computes the graph signal while the dense one still runs whenever BM25 found FEEDBACK_HITS
+    memories: the entities it activates must then be the same with or without the dense hits."""
+    memories = [IndexedMemory(f"m{n}", f"memory {n}", tuple(keys)) for n, keys in enumerate(entities)]
+    lexical = LexicalIndex(lambda _namespace: memories)
+    lexical_found = {f"m{n}": score for n, score in words.items() if n < len(memories)}
+    dense_found = {f"m{n}": score for n, score in meaning.items() if n < len(memories)}
+    seeds = {"kafka": 1.0}
+
+    def neighbours(_namespaces, keys):
+        return {key: [(f"{key} team", 0.9)] for key in keys}
+
+    alone = activated_entities(lexical, ["ns"], seeds, {"lexical": lexical_found}, 0.5, neighbours)
+    with_dense = activated_entities(lexical, ["ns"], seeds, {"lexical": lexical_found, "dense": dense_found}, 0.5,
+                                    neighbours)
+    if len(lexical_found) >= FEEDBACK_HITS:
+        assert alone == with_dense

@@ -14,6 +14,7 @@ from memory_daemon.core.config import RetrievalSettings
 from memory_daemon.core.errors import InvalidArgument
 from memory_daemon.retrieval.lexical import LexicalIndex
 from memory_daemon.retrieval.row_cache import RowCache
+from memory_daemon.retrieval.spare_thread import SpareThread
 from memory_daemon.store import MemoryRow
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.core.timefmt import utc_now
@@ -228,6 +229,7 @@ class HybridRetriever:
         self._settings = settings
         self._graph_neighbours = graph_neighbours  # entity key -> [(neighbour key, weight)] over active facts
         self._relevance = relevance  # the reranker: the relevance model's reading of (query, hit)
+        self._spare = SpareThread("cortexd-dense")  # the dense signal, beside the lexical one
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
         """The hits in the order of their final score, which is the score each reports."""
@@ -235,12 +237,19 @@ class HybridRetriever:
         check_signals(signals)
         depth = max(self._settings.candidates, query.limit * 3)
         found: dict[str, dict[str, float]] = {}
+        # The query's embedding and the vector graph's walk release the GIL: they run beside BM25 when a core is free.
+        dense = self._spare.submit(lambda: self._dense(query, depth)) if {"lexical", "dense"} <= set(signals) else None
         if "lexical" in signals:
             found["lexical"] = dict(self._lexical.search(query.namespaces, query.text, depth))
+        # The graph signal starts from the best text matches, which are lexical's when it found FEEDBACK_HITS: then it
+        # needs nothing from the dense signal and is computed while that is still running.
+        graph = (self._graph(query, found, depth)
+                 if "graph" in signals and ("dense" not in signals or len(found.get("lexical", ())) >= FEEDBACK_HITS)
+                 else None)
         if "dense" in signals:
-            found["dense"] = self._dense(query, depth)
+            found["dense"] = dense.result() if dense is not None else self._dense(query, depth)
         if "graph" in signals:
-            found["graph"] = self._graph(query, found, depth)
+            found["graph"] = graph if graph is not None else self._graph(query, found, depth)
         retrievers = [s for s in RETRIEVERS if s in signals] or ["graph"]
         candidates = {m for s in retrievers for m in found.get(s, {})}
         if query.entity_keys:
