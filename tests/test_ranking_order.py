@@ -122,16 +122,16 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(ENTITIES), max_size=3, unique=True), min_size=1, max_size=10),
-       st.dictionaries(st.integers(0, 9), st.floats(0.0, 10.0), max_size=10),
+@given(st.lists(st.lists(st.sampled_from(ENTITIES), max_size=3, unique=True), min_size=10, max_size=10),
+       st.dictionaries(st.integers(0, 9), st.floats(0.0, 10.0), min_size=FEEDBACK_HITS, max_size=10),
        st.dictionaries(st.integers(0, 9), st.floats(0.3, 1.0), max_size=10))
 def test_the_graph_signal_needs_nothing_from_the_dense_one_once_the_words_found_enough(entities, words, meaning):
     """The search computes the graph signal while the dense one still runs whenever BM25 found FEEDBACK_HITS
     memories: the entities it activates must then be the same with or without the dense hits."""
     memories = [IndexedMemory(f"m{n}", f"memory {n}", tuple(keys)) for n, keys in enumerate(entities)]
     lexical = LexicalIndex(lambda _namespace: memories)
-    lexical_found = {f"m{n}": score for n, score in words.items() if n < len(memories)}
-    dense_found = {f"m{n}": score for n, score in meaning.items() if n < len(memories)}
+    lexical_found = {f"m{n}": score for n, score in words.items()}
+    dense_found = {f"m{n}": score for n, score in meaning.items()}
     seeds = {"kafka": 1.0}
 
     def neighbours(_namespaces, keys):
@@ -140,5 +140,4 @@ def test_the_graph_signal_needs_nothing_from_the_dense_one_once_the_words_found_
     alone = activated_entities(lexical, ["ns"], seeds, {"lexical": lexical_found}, 0.5, neighbours)
     with_dense = activated_entities(lexical, ["ns"], seeds, {"lexical": lexical_found, "dense": dense_found}, 0.5,
                                     neighbours)
-    if len(lexical_found) >= FEEDBACK_HITS:
-        assert alone == with_dense
+    assert alone == with_dense
