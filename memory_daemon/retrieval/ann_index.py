@@ -39,6 +39,12 @@ class UnusableIndex(Exception):
 CATCH_UP_SHARE = 0.25
 
 
+def refuse_unless_string_ids(ids: object) -> None:
+    """UnusableIndex unless a saved manifest's ids are a list of strings (the id lists intern them: IdPositions)."""
+    if not isinstance(ids, list) or not all(isinstance(m, str) for m in ids):
+        raise UnusableIndex("manifest ids are not a list of strings")
+
+
 def refuse_if_far_behind(missing: int, stale: int, stored: int, rows: str) -> None:
     """UnusableIndex when more than CATCH_UP_SHARE of the store's `stored` rows would have to be caught up: `missing`
     written since the save, `stale` deleted or edited since."""
@@ -187,8 +193,7 @@ class AnnIndex:
             raise
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
             raise UnusableIndex(f"{type(error).__name__}: {error}") from None
-        if not isinstance(ids, list) or not all(isinstance(m, str) for m in ids):
-            raise UnusableIndex("manifest ids are not a list of strings")  # the id list interns them (IdPositions)
+        refuse_unless_string_ids(ids)
         if len(index) != manifest["graph_size"] or len(index) > len(ids) \
                 or hashes.shape != (len(ids),) or index.ndim != DIMENSIONS:
             raise UnusableIndex("graph and manifest disagree on its size")

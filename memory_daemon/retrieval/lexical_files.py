@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import preprocessing.terms
-from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, fsync, sha256_of
+from memory_daemon.retrieval.ann_index import IndexFiles, UnusableIndex, fsync, refuse_unless_string_ids, sha256_of
 from memory_daemon.retrieval.postings import DOC, VALUE, Postings
 
 FORMAT = 2  # 2: each document's pair_hash(id, digest) in the arrays, in place of the digests in the manifest
@@ -79,8 +79,9 @@ def load(files: IndexFiles, namespace: str) -> SavedPostings:
         raise
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise UnusableIndex(f"{type(error).__name__}: {error}") from None
+    refuse_unless_string_ids(ids)
     documents = len(ids)
-    if not isinstance(ids, list) or not all(isinstance(m, str) for m in ids) or len(hashes) != documents \
+    if len(hashes) != documents \
             or len(lengths) != documents or any(len(p.docs) and int(p.docs.max()) >= documents
                                                 for p in (terms, identifiers, entities)):
         raise UnusableIndex("lexical arrays and manifest disagree on the number of documents")
