@@ -54,7 +54,8 @@ FROZEN = {
     "heldout_11/relation_pairs_test_11.jsonl": "e1ef4fc333410ada91395a2c161af4920a795b75727cf5af816bee0f150bfdb7",
     # Session 12: a fresh helper, after v11's timelines were scored; unscored (its text was shown once in a review).
     "heldout_12/timelines_test_12.jsonl": "93fdf116fd96d3f1355b72cd5542f6266504ae478d4919bbab509d58dceaf3fb",
-    # Session 18: a fresh helper, before any change to supersession or the relation model is judged on them; unscored.
+    # Session 18: a fresh helper, before any change to supersession or the relation model was judged on them; scored once
+    # in session 19 with relation runs 12 and 14 (README, Quality), a development set since.
     "heldout_13/timelines_test_13.jsonl": "b050a3e5ea967adb05591a593f9990cfc0b355bd4c486e3c63797eb3231d7b03",
     "heldout_13/relation_pairs_test_13.jsonl": "3e0631dd9537804d5da0805f225de144f03eeda2fbf92314da94ddaa72fb2b1b",
     # Session 10: written by a fresh helper before the relevance model was trained.

@@ -51,17 +51,20 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # dedup targets are judged on them. Its timelines were scored once in session 12, with the reranker (which then stayed
 # off by default: README, Retrieval); v10's had been scored in session 10, and both are development sets now. v12
 # (timelines only, a fresh helper, session 12) is frozen and unscored, but its text was shown once in that session's
-# review of its own diff: read, not scored (README, Quality).
+# review of its own diff: read, not scored (README, Quality). v13 (relation pairs and timelines, a fresh helper, session
+# 18) was frozen unscored and scored once in session 19 with relation run 12 (shipped) and run 14 (not shipped): the
+# dedup targets are judged on its pairs now, and v11's pairs are a development set.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
 V6 = HeldOutSplit(6, "heldout_6", "_6", "scored; now training data")
 V8 = HeldOutSplit(8, "heldout_8", "_8", "scored; requests now training data, timelines a development set")
 V9 = HeldOutSplit(9, "heldout_9", "_9", "scored; now training data")
-V11 = HeldOutSplit(11, "heldout_11", "_11", "scored once")
+V11 = HeldOutSplit(11, "heldout_11", "_11", "scored once; its pairs a development set now")
+V13 = HeldOutSplit(13, "heldout_13", "_13", "scored once")
 REQUESTS_JUDGED = V11
-PAIRS_JUDGED = V11
-SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9, V11)
+PAIRS_JUDGED = V13
+SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9, V11, V13)
 
 
 def split_files(stem: str) -> list[tuple[str, Path]]:
