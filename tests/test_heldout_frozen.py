@@ -58,7 +58,8 @@ FROZEN = {
     # in session 19 with relation runs 12 and 14 (README, Quality), a development set since.
     "heldout_13/timelines_test_13.jsonl": "b050a3e5ea967adb05591a593f9990cfc0b355bd4c486e3c63797eb3231d7b03",
     "heldout_13/relation_pairs_test_13.jsonl": "3e0631dd9537804d5da0805f225de144f03eeda2fbf92314da94ddaa72fb2b1b",
-    # Session 19: a fresh helper, the same blocks as v13, before relation run 15 is judged on them; unscored, unread.
+    # Session 19: a fresh helper, the same blocks as v13, frozen unscored; scored once in session 20 with relation
+    # runs 15 (shipped) and 12 (README, Quality), a development set since.
     "heldout_14/timelines_test_14.jsonl": "932bf9914daf31f3c333e7032b6e4a13ced482d73199fa2688ed25b24dad82ba",
     "heldout_14/relation_pairs_test_14.jsonl": "318cf36b07870a7712097001acd4095e7cb18cf54f820b589cd6f8348e6288c2",
     # Session 10: written by a fresh helper before the relevance model was trained.

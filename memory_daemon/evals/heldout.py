@@ -53,18 +53,22 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # (timelines only, a fresh helper, session 12) is frozen and unscored, but its text was shown once in that session's
 # review of its own diff: read, not scored (README, Quality). v13 (relation pairs and timelines, a fresh helper, session
 # 18) was frozen unscored and scored once in session 19 with relation run 12 (shipped) and run 14 (not shipped): the
-# dedup targets are judged on its pairs now, and v11's pairs are a development set.
+# dedup targets were judged on its pairs until v14 (relation pairs and timelines, another fresh helper, session 19,
+# frozen unscored) was scored once in session 20 with relation run 15 (shipped) and run 12: the dedup targets are
+# judged on v14's pairs now, and v13's pairs are a development set. v5's pairs joined the relation model's training
+# from run 14's build on (run 15 is the first shipped model trained on them), so v5 is training data now.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
-V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; a development set now")
+V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; now training data")
 V6 = HeldOutSplit(6, "heldout_6", "_6", "scored; now training data")
 V8 = HeldOutSplit(8, "heldout_8", "_8", "scored; requests now training data, timelines a development set")
 V9 = HeldOutSplit(9, "heldout_9", "_9", "scored; now training data")
 V11 = HeldOutSplit(11, "heldout_11", "_11", "scored once; its pairs a development set now")
-V13 = HeldOutSplit(13, "heldout_13", "_13", "scored once")
+V13 = HeldOutSplit(13, "heldout_13", "_13", "scored once; its pairs a development set now")
+V14 = HeldOutSplit(14, "heldout_14", "_14", "scored once")
 REQUESTS_JUDGED = V11
-PAIRS_JUDGED = V13
-SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9, V11, V13)
+PAIRS_JUDGED = V14
+SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9, V11, V13, V14)
 
 
 def split_files(stem: str) -> list[tuple[str, Path]]:
