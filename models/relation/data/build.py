@@ -42,9 +42,10 @@ QUALIFIER = HERE / "pairs_qualifier.jsonl"
 # Written for run 15 by another fresh helper: a memory that holds one value is wholly updated by a change of it
 # (UPDATE), while the same wording against a several-part memory changes one part (PARTIAL_UPDATE). Train only.
 SINGLE_VALUE = HERE / "pairs_single_value.jsonl"
-# The single-value probe (a development check run before any test split is scored): no family of the later sources
-# with one of its texts, after normalising, is trained on.
-PROBE_SINGLE_VALUE = HERE / "probe_single_value.jsonl"
+# The probes (development checks run before any test split is scored): single-value changes that must read UPDATE, and
+# one-part changes of several-part memories that must read PARTIAL_UPDATE. No family of the later sources with one of
+# their texts, after normalising, is trained on.
+PROBES = (HERE / "probe_single_value.jsonl", HERE / "probe_partial.jsonl")
 # Families left out by name because they hold, or closely reword, the text of a check the model must not have seen.
 LEFT_OUT_FAMILIES = {
     # its memory is the text of a clear pair in tests/test_relation_model.py (found after run 14 was trained)
@@ -253,8 +254,8 @@ def main() -> int:
     # The later sources come after the earlier ones, so adding them leaves the earlier sources' rows as they were.
     heldout = heldout_pairs()
     earlier = dedup + timelines + handwritten_2 + generated + handwritten_3 + scored_heldout + lookalike + contrast
-    probe_texts = texts_of([json.loads(line) for line in PROBE_SINGLE_VALUE.read_text(encoding="utf-8").splitlines()
-                            if line.strip()])
+    probe_texts = texts_of([json.loads(line) for path in PROBES
+                            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()])
     later = qualifier + single_value
     left_out = set(LEFT_OUT_FAMILIES) | {r["family"] for r in later if texts_of([r]) & probe_texts}
     for r in earlier + later:
@@ -289,8 +290,8 @@ def main() -> int:
     assert not texts_of(train) & texts_of(val_compatible), sorted(texts_of(train) & texts_of(val_compatible))[:5]
     assert not val_texts & texts_of(val_compatible)
     assert {r["label"] for r in val_compatible} == {"COMPATIBLE"}
-    # The sources added after the probe was written bring none of its texts. (One probe memory, "The team standup is
-    # at 9:30", was already a text of the hand-written pairs, in train and val, when the lead wrote the probe.)
+    # The sources added after the probes were written bring none of their texts. (One single-value probe memory, "The
+    # team standup is at 9:30", was already a text of the hand-written pairs, in train and val, when the lead wrote it.)
     assert not texts_of([r for r in train if r["source"] in ("qualifier", "single_value")]) & probe_texts
 
     write_jsonl(HERE / "train.jsonl", train)
