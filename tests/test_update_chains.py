@@ -182,11 +182,11 @@ def test_an_update_that_says_it_for_its_subject_retires_the_memory_it_refers_to(
     assert ranked(daemon, "billing", "Which Node version does the billing job use?")[0] == "upgrade"
 
 
-@pytest.mark.xfail(strict=True, reason="the cost of relation run 12 (models/relation/REPORT.md): it reads 'She switched "
-                   "it to Thursdays' as a whole UPDATE (1.00) of 'My Spanish class with Ms. Ortega is on Tuesdays at "
-                   "7 pm', where run 10 read a PARTIAL_UPDATE; the class memory is retired, its successor inherits its "
-                   "match on 'Spanish' and ranks above 'Ms. Ortega lives in Valencia' for where the teacher lives "
-                   "(the reranker, off by default, puts it right)")
+@pytest.mark.xfail(strict=True, reason="the cost of relation runs 12 and 15 (models/relation/REPORT.md): each reads "
+                   "'She switched it to Thursdays' as a whole UPDATE (1.00) of 'My Spanish class with Ms. Ortega is "
+                   "on Tuesdays at 7 pm', where run 10 read a PARTIAL_UPDATE; the class memory is retired, its "
+                   "successor inherits its match on 'Spanish' and ranks above 'Ms. Ortega lives in Valencia' for where "
+                   "the teacher lives (the reranker, off by default, puts it right)")
 def test_a_pronoun_update_is_matched_by_meaning_when_the_model_would_take_any_memory(daemon):
     """The relation model reads "she switched it to Thursdays" as an update of "Ms. Ortega lives in Valencia" (1.00):
     of the memories it could refer to, the closest in meaning is the one it revises. Relation run 12 reads it as a
