@@ -189,8 +189,8 @@ def test_an_update_that_says_it_for_its_subject_retires_the_memory_it_refers_to(
                    "the teacher lives (the reranker, off by default, puts it right)")
 def test_a_pronoun_update_is_matched_by_meaning_when_the_model_would_take_any_memory(daemon):
     """The relation model reads "she switched it to Thursdays" as an update of "Ms. Ortega lives in Valencia" (1.00):
-    of the memories it could refer to, the closest in meaning is the one it revises. Relation run 12 reads it as a
-    whole UPDATE of the class memory (run 10: a partial one), so the class is retired and its successor inherits its
+    of the memories it could refer to, the closest in meaning is the one it revises. Relation runs 12 and 15 read it as
+    a whole UPDATE of the class memory (run 10: a partial one), so the class is retired and its successor inherits its
     match on "Spanish"; with `rerank_depth = 5` the reranker reads "She switched it to Thursdays" as no answer to where
     the teacher lives, and "Ms. Ortega lives in Valencia" comes first again."""
     stored = imported(daemon, "spanish", [
