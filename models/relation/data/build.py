@@ -65,10 +65,12 @@ TIMELINES = REPO / "tests" / "data" / "retrieval" / "timelines.jsonl"
 # v3 and v4 were scored once with run 10 and joined SCORED_HELDOUT for run 12. v5 was scored once too, then 9 of its
 # pairs were read, and it was the development pair split until v11; from run 14 it is training data. v11 (scored once
 # in session 11, a development set since) and v13 (frozen in session 18, scored once in session 19 after run 14 was
-# trained) stay out, and so does v14 (frozen in session 19, unscored).
+# trained) stay out, and so do v14 (frozen in session 19, scored once in session 20 with run 15) and v15 (frozen in
+# session 20, unscored).
 HELDOUT_PAIRS = (REPO / "tests" / "data" / "heldout_11" / "relation_pairs_test_11.jsonl",
                  REPO / "tests" / "data" / "heldout_13" / "relation_pairs_test_13.jsonl",
-                 REPO / "tests" / "data" / "heldout_14" / "relation_pairs_test_14.jsonl")
+                 REPO / "tests" / "data" / "heldout_14" / "relation_pairs_test_14.jsonl",
+                 REPO / "tests" / "data" / "heldout_15" / "relation_pairs_test_15.jsonl")
 # Held-out splits that were scored once and reported: from then on they are training data (source "scored_heldout"),
 # written by other hands than ours, and a fresh split (HELDOUT_PAIRS) takes their place as the test.
 SCORED_HELDOUT = (REPO / "tests" / "data" / "heldout" / "relation_pairs_test.jsonl",
