@@ -13,7 +13,8 @@ SCENARIOS = [
      "memories": [
          {"id": "t-1-m1", "text": "Deploys are on Tuesdays.", "timestamp": "2025-01-06T09:00:00Z"},
          {"id": "t-1-m2", "text": "We moved deploys to Thursdays because of the release freeze.",
-          "timestamp": "2025-02-03T10:30:00Z"}],
+          "timestamp": "2025-02-03T10:30:00Z"},
+         {"id": "t-1-m3", "text": "Our CI runners use Ubuntu 22.04 images.", "timestamp": "2025-02-10T09:00:00Z"}],
      "current": "t-1-m2", "stale": ["t-1-m1"]},
     {"id": "t-2", "namespace": "t-2-dentist", "kind": "control", "question": "Who is my dentist?",
      "memories": [
@@ -41,6 +42,11 @@ def test_eval_timelines_scores_a_file_and_reports_every_measure(tmp_path):
     assert change["current@1"] == 1.0 and change["stale_above_current"] == 0.0
     assert change["context: superseded in"] == 0.0 and change["context: current in"] == 1.0
     assert control["current@1"] == 1.0 and "stale_above_current" not in control
+    # What import retired: the Tuesday memory, and neither the current one nor the CI neighbour; a control
+    # scenario's neighbours change too, so only its current memory is checked.
+    assert change["stale retired"] == 1.0 and change["current retired"] == 0.0 and change["neighbour retired"] == 0.0
+    assert control["current retired"] == 0.0 and "neighbour retired" not in control
+    assert result["measured"]["neighbour retired"] == 1 and result["measured"]["current retired"] == 2
     assert result["overall"]["context: within budget"] == 1.0
     # Each namespace also compiles the other scenario's question: the dentist is not about deploys, and back.
     assert result["overall"]["context: foreign question given a memory"] == 0.0

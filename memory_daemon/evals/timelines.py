@@ -24,29 +24,42 @@ TARGETS = {  # issue 16, on a held-out set
 }
 
 
-def _external_ids(client) -> dict[str, str]:
-    """memory id -> the id it was imported with, for the client's namespace."""
-    return {m.id: m.external_id or m.id for m in exported_memories(client)}
+# Scenario kinds whose other memories may rightly be retired: a control's neighbours change too, and a reversal's
+# first state was replaced before it came back. In every other kind they are still true, whatever the question asks.
+NEIGHBOURS_MAY_CHANGE = ("control", "reversal")
+
+
+def _external_ids(memories) -> dict[str, str]:
+    """memory id -> the id it was imported with."""
+    return {m.id: m.external_id or m.id for m in memories}
 
 
 def score_timeline(client, timeline: dict, foreign_question: str = "") -> dict[str, float]:
     """One scenario: its question searched and compiled into a context, scored against `current` and `stale`; and,
     given another scenario's question (about something else), whether its compiled context carries any memory of
-    this namespace (an unrelated memory put before the host's prompt)."""
+    this namespace (an unrelated memory put before the host's prompt). Also what import retired: the stale versions
+    linked, the current one retired, and (outside NEIGHBOURS_MAY_CHANGE) any other memory retired, which no question
+    asks about and so no ranking measure sees."""
     question, current, stale = timeline["question"], timeline["current"], timeline.get("stale") or []
     hits = client.search_memory(query=question, limit=SEARCH_LIMIT).hits
     ranked = [hit.memory.external_id or hit.memory.id for hit in hits]
     context = client.compile_context(task=question, max_tokens=CONTEXT_BUDGET)
-    external = _external_ids(client)
+    memories = list(exported_memories(client))
+    external = _external_ids(memories)
+    retired = {external[m.id] for m in memories if m.superseded_by}
     in_context = {external.get(item.id, item.id) for item in context.items if item.kind == "memory"}
     scores = {"current@1": current_at_1(ranked, current),
               "context: current in": float(current in in_context),
-              "context: within budget": float(context.tokens_used <= context.max_tokens)}
+              "context: within budget": float(context.tokens_used <= context.max_tokens),
+              "current retired": float(current in retired)}
+    if timeline.get("kind") not in NEIGHBOURS_MAY_CHANGE:
+        scores["neighbour retired"] = float(bool(retired - set(stale) - {current}))
     if foreign_question:
         foreign = client.compile_context(task=foreign_question, max_tokens=CONTEXT_BUDGET)
         scores["context: foreign question given a memory"] = float(any(i.kind == "memory" for i in foreign.items))
     if stale:
         scores["stale_above_current"] = stale_above_current(ranked, current, stale)
+        scores["stale retired"] = len(retired & set(stale)) / len(stale)
         scores["context: superseded in"] = float(bool(in_context & set(stale)))
         scores["context: superseded without current"] = float(bool(in_context & set(stale)) and current not in in_context)
     return scores
@@ -73,9 +86,11 @@ def run_timelines(path: Path) -> dict:
                     raise RuntimeError(f"{timeline['id']}: update checks unfinished after {UPDATE_CHECK_TIMEOUT_SECONDS} s")
                 by_kind.setdefault(timeline["kind"], []).append(
                     score_timeline(client, timeline, foreign["question"] if foreign else ""))
-    return {"path": str(path), "scenarios": len(timelines), "overall": _means(sum(by_kind.values(), [])),
+    rows = sum(by_kind.values(), [])
+    return {"path": str(path), "scenarios": len(timelines), "overall": _means(rows),
+            "measured": {k: sum(1 for row in rows if k in row) for k in dict.fromkeys(k for row in rows for k in row)},
             "control": _means(by_kind.get("control", [])),
-            "by_kind": {kind: _means(rows) for kind, rows in sorted(by_kind.items())},
+            "by_kind": {kind: _means(kind_rows) for kind, kind_rows in sorted(by_kind.items())},
             "seconds": round(time.perf_counter() - started, 1)}
 
 
@@ -93,18 +108,21 @@ def print_report(result: dict) -> None:
     overall, control = result["overall"], result["control"]
     print(f"\n## {result['path']}: {result['scenarios']} scenarios ({result['seconds']:.0f} s)\n")
     print("| measure | value | n | target (issue 16, on a held-out set) |\n| --- | ---: | ---: | --- |")
-    rows = [(name, overall.get(name), overall["n"]) for name in (
+    measured = result.get("measured", {})
+    rows = [(name, overall.get(name), measured.get(name, overall["n"])) for name in (
         "current@1", "stale_above_current", "context: current in", "context: superseded in",
         "context: superseded without current", "context: within budget",
-        "context: foreign question given a memory")]
+        "context: foreign question given a memory", "stale retired", "current retired", "neighbour retired")]
     rows.insert(2, ("control current@1", control.get("current@1"), control.get("n", 0)))
     for name, value, n in rows:
         shown = "–" if value is None else f"{value:.3f}"
         print(f"| {name} | {shown} | {n} | {_meets(name, value)} |")
-    print("\n| kind | n | current@1 | stale above current | context: current in | context: superseded in |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("\n| kind | n | current@1 | stale above current | context: current in | context: superseded in | "
+          "neighbour retired |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for kind, row in result["by_kind"].items():
-        cells = [row.get(k) for k in ("current@1", "stale_above_current", "context: current in", "context: superseded in")]
+        cells = [row.get(k) for k in ("current@1", "stale_above_current", "context: current in", "context: superseded in",
+                                      "neighbour retired")]
         print(f"| {kind} | {row['n']} | " + " | ".join("–" if c is None else f"{c:.3f}" for c in cells) + " |")
 
 
