@@ -88,15 +88,19 @@ def run_timelines(path: Path) -> dict:
                     score_timeline(client, timeline, foreign["question"] if foreign else ""))
     rows = sum(by_kind.values(), [])
     return {"path": str(path), "scenarios": len(timelines), "overall": _means(rows),
-            "measured": {k: sum(1 for row in rows if k in row) for k in dict.fromkeys(k for row in rows for k in row)},
+            "measured": _counts(rows),
             "control": _means(by_kind.get("control", [])),
             "by_kind": {kind: _means(kind_rows) for kind, kind_rows in sorted(by_kind.items())},
             "seconds": round(time.perf_counter() - started, 1)}
 
 
+def _counts(rows: list[dict[str, float]]) -> dict[str, int]:
+    """How many scenarios each measure applies to."""
+    return {k: sum(1 for row in rows if k in row) for k in dict.fromkeys(k for row in rows for k in row)}
+
+
 def _means(rows: list[dict[str, float]]) -> dict[str, float]:
-    keys = dict.fromkeys(k for row in rows for k in row)
-    means = {k: round(sum(r[k] for r in rows if k in r) / sum(1 for r in rows if k in r), 4) for k in keys}
+    means = {k: round(sum(r[k] for r in rows if k in r) / n, 4) for k, n in _counts(rows).items()}
     return {**means, "n": len(rows)}
 
 
@@ -108,8 +112,8 @@ def print_report(result: dict) -> None:
     overall, control = result["overall"], result["control"]
     print(f"\n## {result['path']}: {result['scenarios']} scenarios ({result['seconds']:.0f} s)\n")
     print("| measure | value | n | target (issue 16, on a held-out set) |\n| --- | ---: | ---: | --- |")
-    measured = result.get("measured", {})
-    rows = [(name, overall.get(name), measured.get(name, overall["n"])) for name in (
+    measured = result["measured"]
+    rows = [(name, overall.get(name), measured.get(name, 0)) for name in (
         "current@1", "stale_above_current", "context: current in", "context: superseded in",
         "context: superseded without current", "context: within budget",
         "context: foreign question given a memory", "stale retired", "current retired", "neighbour retired")]
