@@ -52,7 +52,8 @@ FROZEN = {
     "heldout_11/timelines_test_11.jsonl": "90996117040c4c21c7f9c150c4318dd369ad38434c50c52f50f1eeda4fa3cc1b",
     # Session 11: a third fresh helper; the first pair split since v5, scored once with the unchanged relation model.
     "heldout_11/relation_pairs_test_11.jsonl": "e1ef4fc333410ada91395a2c161af4920a795b75727cf5af816bee0f150bfdb7",
-    # Session 12: a fresh helper, after v11's timelines were scored; unscored (its text was shown once in a review).
+    # Session 12: a fresh helper, after v11's timelines were scored (its text was shown once in a review); first scored
+    # in session 22 as a development check of relevance round 3, a development set since.
     "heldout_12/timelines_test_12.jsonl": "93fdf116fd96d3f1355b72cd5542f6266504ae478d4919bbab509d58dceaf3fb",
     # Session 18: a fresh helper, before any change to supersession or the relation model was judged on them; scored once
     # in session 19 with relation runs 12 and 14 (README, Quality), a development set since.
