@@ -2,8 +2,8 @@
 
 # Usage (the training venv, never the project's runtime venv):
 #   .venv/bin/python models/relevance/data/build.py
-#   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relevance/train.py --epochs 3 --threads 2 \
-#       --work-dir /tmp/relevance-work
+#   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relevance/train.py --epochs 4 --threads 2 --seed 7 \
+#       --pairwise-pairs 6 --work-dir /tmp/relevance-work
 #   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relevance/export.py --finetuned /tmp/relevance-work/model
 # Input is the pair as compile_context sends it: the query (a question or a task) as segment A, a memory as segment B,
 # truncated together to MAX_TOKENS word pieces. The PyTorch model goes to --work-dir (outside the repo); export.py
@@ -61,6 +61,32 @@ def batches(tokenizer, examples, batch_size: int, order):
         yield feeds, torch.tensor([LABELS.index(e.label) for e in rows], dtype=torch.long)
 
 
+def ranked_groups(examples) -> list[tuple[list[int], list[int]]]:
+    """Per (family, query): the indexes of its RELEVANT and of its OFF_TOPIC pairs, for the groups that have both."""
+    groups: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    for i, e in enumerate(examples):
+        answers, look_alikes = groups.setdefault((e.family, e.query), ([], []))
+        (answers if e.label == "RELEVANT" else look_alikes).append(i)
+    return [g for g in groups.values() if g[0] and g[1]]
+
+
+def pairwise_loss(model, tokenizer, examples, group, count: int, rng):
+    """softplus(margin of a look-alike - margin of an answer) over `count` (answer, look-alike) pairs of one query,
+    the margin being the RELEVANT logit minus the OFF_TOPIC one: each answer above the look-alikes of its own
+    question (another subject's same attribute read 0.99 by the pointwise loss alone; DATASET.md, Round 3)."""
+    import torch
+
+    answers, look_alikes = group
+    chosen = [(int(rng.choice(answers)), int(rng.choice(look_alikes))) for _ in range(count)]
+    rows = sorted({i for pair in chosen for i in pair})
+    position = {i: n for n, i in enumerate(rows)}
+    logits = model(**torch_feeds(tokenizer.encode_batch([(examples[i].query, examples[i].memory) for i in rows]))).logits
+    margins = logits[:, LABELS.index("RELEVANT")] - logits[:, LABELS.index("OFF_TOPIC")]
+    answer = margins[[position[a] for a, _ in chosen]]
+    look_alike = margins[[position[b] for _, b in chosen]]
+    return torch.nn.functional.softplus(look_alike - answer).mean()
+
+
 def relevant_probabilities(model, tokenizer, examples) -> list[float]:
     import torch
 
@@ -76,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     add_common_arguments(p, HERE, DEFAULT_WORK_DIR, seed=7, threads=2)
     p.add_argument("--lr", type=float, default=5e-5)
+    p.add_argument("--pairwise-pairs", type=int, default=0,
+                   help="per step, this many (answer, look-alike) pairs of one query add a ranking loss (0: off)")
+    p.add_argument("--pairwise-weight", type=float, default=1.0, help="the ranking loss's weight")
     args = p.parse_args(argv)
 
     import numpy as np
@@ -104,15 +133,24 @@ def main(argv: list[str] | None = None) -> int:
     schedule = Schedule(model, args, args.lr, (len(splits["train"]) + args.batch_size - 1) // args.batch_size)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     rng = np.random.default_rng(args.seed)
+    groups = ranked_groups(splits["train"])
+    if args.pairwise_pairs:
+        log(f"pairwise: {args.pairwise_pairs} pairs a step from {len(groups)} queries with answers and look-alikes")
     gold = [e.label == "RELEVANT" for e in splits["val"]]
     history, best, best_state = [], None, None
     started = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
         model.train()
         t0 = time.perf_counter()
-        losses = [schedule.step(loss_fn(model(**feeds).logits, labels))
-                  for feeds, labels in batches(tokenizer, splits["train"], args.batch_size,
-                                               rng.permutation(len(splits["train"])).tolist())]
+        losses = []
+        for feeds, labels in batches(tokenizer, splits["train"], args.batch_size,
+                                     rng.permutation(len(splits["train"])).tolist()):
+            loss = loss_fn(model(**feeds).logits, labels)
+            if args.pairwise_pairs:
+                group = groups[int(rng.integers(len(groups)))]
+                loss = loss + args.pairwise_weight * pairwise_loss(model, tokenizer, splits["train"], group,
+                                                                   args.pairwise_pairs, rng)
+            losses.append(schedule.step(loss))
         scores = relevant_probabilities(model, tokenizer, splits["val"])
         accuracy = float(np.mean([(s >= 0.5) == g for s, g in zip(scores, gold)]))
         row = {"epoch": epoch, "train_loss": round(float(np.mean(losses)), 5),
@@ -131,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         "snapshot_dir": str(snapshot_dir), "dataset": dataset,
         "train_labels": dict(Counter(e.label for e in splits["train"])),
         "input": "query as segment A (token type 0), memory as segment B (token type 1)",
-        "learning_rate": args.lr, "best_epoch": best["epoch"], **recipe(args, schedule.describe(args.warmup), MAX_TOKENS),
+        "learning_rate": args.lr,
+        "pairwise": ({"pairs_per_step": args.pairwise_pairs, "weight": args.pairwise_weight,
+                      "loss": "softplus(margin look-alike - margin answer), margin = RELEVANT logit - OFF_TOPIC logit",
+                      "queries": len(groups)} if args.pairwise_pairs else None),
+        "best_epoch": best["epoch"], **recipe(args, schedule.describe(args.warmup), MAX_TOKENS),
         "selection": f"the epoch with the highest val average precision ({SELECTION_TIE_RULE})",
         "history": history, "train_seconds": round(time.perf_counter() - started, 1),
         "command": "python models/relevance/train.py " + " ".join(argv if argv is not None else sys.argv[1:]),
