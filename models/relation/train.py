@@ -138,6 +138,38 @@ def distillation_loss(logits, labels, teacher, hard_loss, weight: float, tempera
     return blended.mean()
 
 
+def update_groups(examples) -> list[tuple[list[int], list[int]]]:
+    """Per (family, existing memory): the indexes of its UPDATE pairs and of its COMPATIBLE or UNRELATED ones, for
+    the memories that have both (a change of this subject beside look-alike changes of another)."""
+    groups: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
+    for i, e in enumerate(examples):
+        updates, others = groups.setdefault((e.family, e.existing), ([], []))
+        if e.label == "UPDATE":
+            updates.append(i)
+        elif e.label in ("COMPATIBLE", "UNRELATED"):
+            others.append(i)
+    return [g for g in groups.values() if g[0] and g[1]]
+
+
+def pairwise_update_loss(model, batches: Batches, group, count: int, rng):
+    """softplus(update log-odds of a look-alike - update log-odds of the update) over `count` (update, look-alike)
+    pairs of one existing memory: the update reads as more of an update than any other subject's change beside it
+    (the pointwise loss alone still retires a control's answer for another subject's change at 1.00)."""
+    import torch
+
+    updates, others = group
+    chosen = [(int(rng.choice(updates)), int(rng.choice(others))) for _ in range(count)]
+    rows = sorted({i for pair in chosen for i in pair})
+    position = {i: n for n, i in enumerate(rows)}
+    logits = model(**torch_feeds(batches.tokenizer.encode_batch([batches.pairs[i] for i in rows]))).logits
+    update = RELATIONS.index("UPDATE")
+    rest = torch.cat([logits[:, :update], logits[:, update + 1:]], dim=1)
+    log_odds = logits[:, update] - torch.logsumexp(rest, dim=1)
+    real = log_odds[[position[a] for a, _ in chosen]]
+    look_alike = log_odds[[position[b] for _, b in chosen]]
+    return torch.nn.functional.softplus(look_alike - real).mean()
+
+
 def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, splits: dict) -> dict:
     """One fine-tuning run; returns its history and the best epoch's weights."""
     import numpy as np
@@ -168,6 +200,9 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
     loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32),
                                         label_smoothing=args.label_smoothing, reduction="none")
 
+    groups = update_groups(splits["train"])
+    if args.pairwise_pairs:
+        log(f"pairwise: {args.pairwise_pairs} pairs a step from {len(groups)} memories with an update and look-alikes")
     history, best, best_state = [], None, None
     started = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
@@ -175,8 +210,12 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
         t0 = time.perf_counter()
         losses = []
         for feeds, labels, teacher in train.iterate(rng.permutation(len(train.pairs)).tolist()):
-            losses.append(schedule.step(distillation_loss(model(**feeds).logits, labels, teacher, loss_fn,
-                                                          args.distill_weight, args.temperature)))
+            loss = distillation_loss(model(**feeds).logits, labels, teacher, loss_fn, args.distill_weight,
+                                     args.temperature)
+            if args.pairwise_pairs:
+                loss = loss + args.pairwise_weight * pairwise_update_loss(
+                    model, train, groups[int(rng.integers(len(groups)))], args.pairwise_pairs, rng)
+            losses.append(schedule.step(loss))
         predicted = predict(model, val)
         metrics = classification_metrics(gold_val, predicted, RELATIONS)
         dedup = dedup_view(gold_val, predicted, categories_val)
@@ -211,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="training pair sources to use, comma-separated (default: %(default)s); val is unaffected")
     p.add_argument("--init-from", help="a fine-tuned relation model dir to continue training from (warm start)")
     p.add_argument("--lr", type=float, default=5e-5)
+    p.add_argument("--pairwise-pairs", type=int, default=0,
+                   help="per step, this many (update, look-alike) pairs of one memory add a ranking loss (0: off)")
+    p.add_argument("--pairwise-weight", type=float, default=1.0, help="the ranking loss's weight")
     p.add_argument("--class-weights", choices=("none", "sqrt", "inverse"), default="none",
                    help="weight the loss by inverse (square-root) label frequency in train")
     p.add_argument("--layers", type=int, default=0,
@@ -269,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
         "class_weights": args.class_weights,
         "class_weight_values": dict(zip(RELATIONS, run["class_weights"])),
         "transformer_layers": args.layers or 6,
+        **({"pairwise": {"pairs_per_step": args.pairwise_pairs, "weight": args.pairwise_weight,
+                         "loss": "softplus(update log-odds of a COMPATIBLE/UNRELATED text - update log-odds of an "
+                                 "UPDATE), both of one existing memory"}} if args.pairwise_pairs else {}),
         **({"teacher": {"dir": str(Path(args.teacher).resolve()), "distill_weight": args.distill_weight,
                         "temperature": args.temperature}} if args.teacher else {}),
         "selection": f"the epoch with the highest val macro-F1 ({SELECTION_TIE_RULE})",

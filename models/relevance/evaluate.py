@@ -132,16 +132,19 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--test", action="store_true", help="also score the frozen test split (once, at the end)")
     p.add_argument("--fp32", help="the fp32 ONNX export.py left in the work dir, to compare int8 with")
+    p.add_argument("--model-dir", default=str(HERE),
+                   help="the exported model to score, whose manifest and REPORT.md are written (default: %(default)s)")
     args = p.parse_args(argv)
-    manifest_path = HERE / "manifest.json"
+    model_dir = Path(args.model_dir).resolve()
+    manifest_path = model_dir / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     val = load_pairs(VALIDATION)
     gold = [x.label == "RELEVANT" for x in val]
-    int8 = RelevanceModel(HERE / MODEL_FILE, HERE / TOKENIZER_FILE, threads=2)
+    int8 = RelevanceModel(model_dir / MODEL_FILE, model_dir / TOKENIZER_FILE, threads=2)
     scores = {"int8": model_scores(int8, val)}
     fp32_path = Path(args.fp32 or "")
     if args.fp32 and fp32_path.is_file():
-        scores["fp32"] = model_scores(RelevanceModel(fp32_path, HERE / TOKENIZER_FILE, threads=2), val)
+        scores["fp32"] = model_scores(RelevanceModel(fp32_path, model_dir / TOKENIZER_FILE, threads=2), val)
     threshold = choose_threshold(scores["int8"], gold)
     metrics = {"val": {k: summarise(val, s, threshold) for k, s in scores.items()}}
     if "fp32" in scores:
@@ -156,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest["threshold_rule"] = f"lowest with val false-positive rate <= {MAX_VAL_FALSE_POSITIVES} (int8)"
     manifest["metrics"] = metrics
     manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    write_report(manifest, HERE / "REPORT.md")
+    write_report(manifest, model_dir / "REPORT.md")
     for split, figures in metrics.items():
         for name, summary in figures.items():
             if isinstance(summary, dict) and "recall" in summary:
