@@ -4,16 +4,14 @@
 # Deterministic: the same SEED and inputs give byte-identical outputs.
 #
 # Sources (every one a development set, or written for training):
-# - pairs_handwritten.jsonl (round 1), pairs_handwritten_2.jsonl (round 2), pairs_handwritten_3.jsonl (round 3):
-#   written for training by helpers who saw no code, data or model output, from briefs of the kinds (DATASET.md):
-#   a paraphrase or indirect answer with no word in common, an older value, an answer worded as a change, what a task
-#   needs; against the same person's other attribute, the same attribute of another subject, shared words with
-#   another meaning.
-# - timelines: the team's (tests/data/retrieval/timelines.jsonl) and held-out v1-v8 and v10 (scored, development sets
-#   since). A scenario's question against its current and superseded memories is RELEVANT (an older value still
-#   answers the topic; supersession is decided elsewhere), against the scenario's other memories OFF_TOPIC, and
-#   against two memories of other scenarios OFF_TOPIC. v11-v14 stay out (the development check of the reranker), and
-#   v15 (frozen, unscored) is never read here.
+# - pairs_handwritten.jsonl: written for training by a helper who saw no code, data or model output, from a brief of
+#   the kinds (a paraphrase or indirect answer with no word in common, an older value, what a task needs; against
+#   the same person's other attribute, the same attribute of another subject, shared words with another meaning).
+# - timelines: the team's (tests/data/retrieval/timelines.jsonl) and held-out v1-v6 (scored, development sets since).
+#   A scenario's question against its current and superseded memories is RELEVANT (an older value still answers the
+#   topic; supersession is decided elsewhere), against the scenario's other memories OFF_TOPIC, and against two
+#   memories of other scenarios OFF_TOPIC. v7 and v8 stay out: compile_context is measured on them while developing.
+#   v10 is the frozen test of the timelines, never read here.
 # - questions: the team's conversation questions (tests/data/retrieval/questions.jsonl) against their evidence turns
 #   (RELEVANT) and four other turns of the same conversation (OFF_TOPIC).
 # Val: one family in seven, hashed by family id, from every source.
@@ -35,10 +33,10 @@ from preprocessing.relevance_model import LABELS  # noqa: E402
 
 SEED = 20261202
 VAL_SHARE = 7  # one family in VAL_SHARE goes to val
-HANDWRITTEN = (HERE / "pairs_handwritten.jsonl", HERE / "pairs_handwritten_2.jsonl", HERE / "pairs_handwritten_3.jsonl")
+HANDWRITTEN = HERE / "pairs_handwritten.jsonl"
 DATA = REPO / "tests" / "data"
 TIMELINES = (DATA / "retrieval" / "timelines.jsonl", DATA / "heldout" / "timelines_test.jsonl",
-             *(DATA / f"heldout_{n}" / f"timelines_test_{n}.jsonl" for n in (2, 3, 4, 5, 6, 7, 8, 10)))
+             *(DATA / f"heldout_{n}" / f"timelines_test_{n}.jsonl" for n in range(2, 7)))
 QUESTIONS = DATA / "retrieval" / "questions.jsonl"
 CONVERSATIONS = DATA / "retrieval" / "conversations.jsonl"
 RELEVANT, OFF_TOPIC = "RELEVANT", "OFF_TOPIC"
@@ -55,7 +53,7 @@ def pair(query: str, memory: str, relevant: bool, kind: str, family: str, source
 
 def handwritten() -> list[dict]:
     return [pair(r["query"], r["memory"], r["label"] == 1, r["kind"], f"hw-{r['family']}", "handwritten")
-            for path in HANDWRITTEN for r in read_jsonl(path)]
+            for r in read_jsonl(HANDWRITTEN)]
 
 
 def timelines(rng: random.Random) -> list[dict]:
