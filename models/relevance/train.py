@@ -3,7 +3,8 @@
 # Usage (the training venv, never the project's runtime venv):
 #   .venv/bin/python models/relevance/data/build.py
 #   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relevance/train.py --epochs 4 --threads 2 --seed 7 \
-#       --pairwise-pairs 6 --work-dir /tmp/relevance-work
+#       --work-dir /tmp/relevance-work
+# (the shipped model's command; round 4 added --pairwise-pairs 6 and was not shipped: data/DATASET.md)
 #   HF_HUB_OFFLINE=1 /work/trainenv/bin/python models/relevance/export.py --finetuned /tmp/relevance-work/model
 # Input is the pair as compile_context sends it: the query (a question or a task) as segment A, a memory as segment B,
 # truncated together to MAX_TOKENS word pieces. The PyTorch model goes to --work-dir (outside the repo); export.py
