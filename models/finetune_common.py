@@ -1,4 +1,4 @@
-"""Training steps shared by the MiniLM fine-tunes (models/intent/train.py, models/relation/train.py): build venv only."""
+"""Training steps shared by the MiniLM fine-tunes (models/intent, relation and relevance train.py): build venv only."""
 
 # torch and transformers are imported inside the functions that need them, as in onnx_export_common.
 
@@ -112,3 +112,31 @@ def recipe(args: argparse.Namespace, schedule: str, max_length: int) -> dict:
         "seed": args.seed,
         "torch_threads": args.threads,
     }
+
+
+def contrast_groups(examples, key, positive, negative) -> list[tuple[list[int], list[int]]]:
+    """Per key(example) (one question, one existing memory): the indexes of its positive and of its negative examples,
+    in order of first appearance, for the keys that have both."""
+    groups: dict[object, tuple[list[int], list[int]]] = {}
+    for i, example in enumerate(examples):
+        positives, negatives = groups.setdefault(key(example), ([], []))
+        if positive(example):
+            positives.append(i)
+        elif negative(example):
+            negatives.append(i)
+    return [g for g in groups.values() if g[0] and g[1]]
+
+
+def pairwise_ranking_loss(margins_of, group, count: int, rng):
+    """softplus(margin of a negative - margin of a positive) over `count` (positive, negative) pairs drawn from one
+    contrast group; margins_of(indexes) reads the distinct examples in one forward pass, one margin each."""
+    import torch
+
+    positives, negatives = group
+    chosen = [(int(rng.choice(positives)), int(rng.choice(negatives))) for _ in range(count)]
+    rows = sorted({i for pair in chosen for i in pair})
+    position = {i: n for n, i in enumerate(rows)}
+    margins = margins_of(rows)
+    positive = margins[[position[a] for a, _ in chosen]]
+    negative = margins[[position[b] for _, b in chosen]]
+    return torch.nn.functional.softplus(negative - positive).mean()

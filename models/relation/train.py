@@ -42,7 +42,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import export  # noqa: E402
 from classification_metrics import classification_metrics  # noqa: E402
 from finetune_common import (  # noqa: E402
-    SELECTION_TIE_RULE, Schedule, add_common_arguments, recipe, seed_everything, torch_feeds, work_dir_outside,
+    SELECTION_TIE_RULE, Schedule, add_common_arguments, contrast_groups, pairwise_ranking_loss, recipe, seed_everything,
+    torch_feeds, work_dir_outside,
 )
 from onnx_export_common import default_model_dir, make_log  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
@@ -138,36 +139,16 @@ def distillation_loss(logits, labels, teacher, hard_loss, weight: float, tempera
     return blended.mean()
 
 
-def update_groups(examples) -> list[tuple[list[int], list[int]]]:
-    """Per (family, existing memory): the indexes of its UPDATE pairs and of its COMPATIBLE or UNRELATED ones, for
-    the memories that have both (a change of this subject beside look-alike changes of another)."""
-    groups: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
-    for i, e in enumerate(examples):
-        updates, others = groups.setdefault((e.family, e.existing), ([], []))
-        if e.label == "UPDATE":
-            updates.append(i)
-        elif e.label in ("COMPATIBLE", "UNRELATED"):
-            others.append(i)
-    return [g for g in groups.values() if g[0] and g[1]]
-
-
-def pairwise_update_loss(model, batches: Batches, group, count: int, rng):
-    """softplus(update log-odds of a look-alike - update log-odds of the update) over `count` (update, look-alike)
-    pairs of one existing memory: the update reads as more of an update than any other subject's change beside it
-    (the pointwise loss alone still retires a control's answer for another subject's change at 1.00)."""
+def update_log_odds(model, batches: Batches, rows: list[int]):
+    """Each pair's log-odds of UPDATE against every other relation: the margin of relation's pairwise term, which
+    puts a memory's UPDATE above the look-alike changes (COMPATIBLE or UNRELATED) beside it (the pointwise loss alone
+    still retires a control's answer for another subject's change at 1.00)."""
     import torch
 
-    updates, others = group
-    chosen = [(int(rng.choice(updates)), int(rng.choice(others))) for _ in range(count)]
-    rows = sorted({i for pair in chosen for i in pair})
-    position = {i: n for n, i in enumerate(rows)}
     logits = model(**torch_feeds(batches.tokenizer.encode_batch([batches.pairs[i] for i in rows]))).logits
     update = RELATIONS.index("UPDATE")
     rest = torch.cat([logits[:, :update], logits[:, update + 1:]], dim=1)
-    log_odds = logits[:, update] - torch.logsumexp(rest, dim=1)
-    real = log_odds[[position[a] for a, _ in chosen]]
-    look_alike = log_odds[[position[b] for _, b in chosen]]
-    return torch.nn.functional.softplus(look_alike - real).mean()
+    return logits[:, update] - torch.logsumexp(rest, dim=1)
 
 
 def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, splits: dict) -> dict:
@@ -200,7 +181,8 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
     loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32),
                                         label_smoothing=args.label_smoothing, reduction="none")
 
-    groups = update_groups(splits["train"])
+    groups = contrast_groups(splits["train"], lambda e: (e.family, e.existing), lambda e: e.label == "UPDATE",
+                             lambda e: e.label in ("COMPATIBLE", "UNRELATED"))
     if args.pairwise_pairs:
         log(f"pairwise: {args.pairwise_pairs} pairs a step from {len(groups)} memories with an update and look-alikes")
     history, best, best_state = [], None, None
@@ -213,8 +195,9 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
             loss = distillation_loss(model(**feeds).logits, labels, teacher, loss_fn, args.distill_weight,
                                      args.temperature)
             if args.pairwise_pairs:
-                loss = loss + args.pairwise_weight * pairwise_update_loss(
-                    model, train, groups[int(rng.integers(len(groups)))], args.pairwise_pairs, rng)
+                loss = loss + args.pairwise_weight * pairwise_ranking_loss(
+                    lambda rows: update_log_odds(model, train, rows), groups[int(rng.integers(len(groups)))],
+                    args.pairwise_pairs, rng)
             losses.append(schedule.step(loss))
         predicted = predict(model, val)
         metrics = classification_metrics(gold_val, predicted, RELATIONS)

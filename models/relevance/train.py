@@ -31,7 +31,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from finetune_common import (  # noqa: E402
-    SELECTION_TIE_RULE, Schedule, add_common_arguments, recipe, seed_everything, torch_feeds, work_dir_outside,
+    SELECTION_TIE_RULE, Schedule, add_common_arguments, contrast_groups, pairwise_ranking_loss, recipe, seed_everything,
+    torch_feeds, work_dir_outside,
 )
 from onnx_export_common import default_model_dir, make_log  # noqa: E402
 from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
@@ -62,30 +63,13 @@ def batches(tokenizer, examples, batch_size: int, order):
         yield feeds, torch.tensor([LABELS.index(e.label) for e in rows], dtype=torch.long)
 
 
-def ranked_groups(examples) -> list[tuple[list[int], list[int]]]:
-    """Per (family, query): the indexes of its RELEVANT and of its OFF_TOPIC pairs, for the groups that have both."""
-    groups: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
-    for i, e in enumerate(examples):
-        answers, look_alikes = groups.setdefault((e.family, e.query), ([], []))
-        (answers if e.label == "RELEVANT" else look_alikes).append(i)
-    return [g for g in groups.values() if g[0] and g[1]]
-
-
-def pairwise_loss(model, tokenizer, examples, group, count: int, rng):
-    """softplus(margin of a look-alike - margin of an answer) over `count` (answer, look-alike) pairs of one query,
-    the margin being the RELEVANT logit minus the OFF_TOPIC one: each answer above the look-alikes of its own
-    question (another subject's same attribute read 0.99 by the pointwise loss alone; DATASET.md, Round 3)."""
-    import torch
-
-    answers, look_alikes = group
-    chosen = [(int(rng.choice(answers)), int(rng.choice(look_alikes))) for _ in range(count)]
-    rows = sorted({i for pair in chosen for i in pair})
-    position = {i: n for n, i in enumerate(rows)}
-    logits = model(**torch_feeds(tokenizer.encode_batch([(examples[i].query, examples[i].memory) for i in rows]))).logits
-    margins = logits[:, LABELS.index("RELEVANT")] - logits[:, LABELS.index("OFF_TOPIC")]
-    answer = margins[[position[a] for a, _ in chosen]]
-    look_alike = margins[[position[b] for _, b in chosen]]
-    return torch.nn.functional.softplus(look_alike - answer).mean()
+def relevance_margins(model, tokenizer, examples, rows: list[int]):
+    """Each pair's RELEVANT logit minus its OFF_TOPIC one: the margin of the pairwise term, which puts each answer
+    above the look-alikes of its own question (another subject's same attribute read 0.99 by the pointwise loss
+    alone; DATASET.md, Round 3)."""
+    pairs = [(examples[i].query, examples[i].memory) for i in rows]
+    logits = model(**torch_feeds(tokenizer.encode_batch(pairs))).logits
+    return logits[:, LABELS.index("RELEVANT")] - logits[:, LABELS.index("OFF_TOPIC")]
 
 
 def relevant_probabilities(model, tokenizer, examples) -> list[float]:
@@ -134,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     schedule = Schedule(model, args, args.lr, (len(splits["train"]) + args.batch_size - 1) // args.batch_size)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     rng = np.random.default_rng(args.seed)
-    groups = ranked_groups(splits["train"])
+    groups = contrast_groups(splits["train"], lambda e: (e.family, e.query), lambda e: e.label == "RELEVANT",
+                             lambda e: e.label == "OFF_TOPIC")
     if args.pairwise_pairs:
         log(f"pairwise: {args.pairwise_pairs} pairs a step from {len(groups)} queries with answers and look-alikes")
     gold = [e.label == "RELEVANT" for e in splits["val"]]
@@ -149,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
             loss = loss_fn(model(**feeds).logits, labels)
             if args.pairwise_pairs:
                 group = groups[int(rng.integers(len(groups)))]
-                loss = loss + args.pairwise_weight * pairwise_loss(model, tokenizer, splits["train"], group,
-                                                                   args.pairwise_pairs, rng)
+                loss = loss + args.pairwise_weight * pairwise_ranking_loss(
+                    lambda rows: relevance_margins(model, tokenizer, splits["train"], rows), group,
+                    args.pairwise_pairs, rng)
             losses.append(schedule.step(loss))
         scores = relevant_probabilities(model, tokenizer, splits["val"])
         accuracy = float(np.mean([(s >= 0.5) == g for s, g in zip(scores, gold)]))
