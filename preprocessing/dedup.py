@@ -41,8 +41,8 @@ class DedupVerdict:
     reasons: tuple[str, ...]
     relation: str = ""  # the relation model's label for the matched memory; "" when the rules decided
     degraded: str = ""  # why the decision fell back (the relation model failed), "" when it did not
-    # Other memories the relation model reads, as surely, as wholly updated by the same text: earlier versions of
-    # one statement ("search runs Elasticsearch 7.10", said twice) are all replaced by the new value.
+    # Other versions of the memory an update replaces ("search runs Elasticsearch 7.10", said twice; "I take oat
+    # milk" before "trying almond milk", for "went back to oat milk"): replaced with it.
     also_updates: tuple[str, ...] = ()
 
 

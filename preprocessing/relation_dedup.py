@@ -18,12 +18,15 @@ from preprocessing.relation_model import Relation
 if TYPE_CHECKING:  # the model (and onnxruntime) is loaded by whoever builds the judge
     from preprocessing.relation_model import RelationModel
 
-# Cosine below which a pair goes to the model at all. On the relation training pairs (models/relation/data), 100 % of
-# duplicates, 97.7 % of updates and 99.4 % of partial updates are at or above 0.30, and about two thirds of the
-# unrelated ones below it; every pair under the floor is answered UNRELATED without the cross-encoder's cost.
-CANDIDATE_FLOOR = 0.30
+# Cosine below which a pair goes to the model at all. On the relation training pairs (models/relation/data/train.jsonl,
+# session 24), 99.9 % of duplicates, 99.4 % of updates and 99.6 % of partial updates are at or above 0.15 (95.6 % of
+# updates at the earlier floor, 0.30), and about a third of the unrelated ones below it; every pair under the floor is
+# answered UNRELATED without the cross-encoder's cost. The lower floor reads more loose neighbours, which is safe only
+# because a text replaces one memory and that memory's versions, not every neighbour it reads as changed (versions_of).
+CANDIDATE_FLOOR = 0.15
 MAX_PAIRS = 8  # pairs per new text in one model call: a pair costs about 4.5 ms of CPU
 UPDATES = ("UPDATE", "PARTIAL_UPDATE")
+VERSIONS = ("DUPLICATE", *UPDATES)  # what one memory is to another version of the same statement
 SURE_UPDATE = 0.9  # the confidence at which an UPDATE retires a memory that was not the best match (and an import's)
 # Pairs read recently: a host analyses a message and then saves it, and the save meets the same neighbours.
 REMEMBERED_PAIRS = 2048
@@ -117,6 +120,20 @@ class RelationJudge:
                                                    else 1.0, relation.probabilities),
                           f"{relation.label} overruled, numbers differ; the rules read it as {verdict.action.value}")
 
+    def versions_of(self, replaced: DedupCandidate, others: Sequence[DedupCandidate]) -> list[DedupCandidate]:
+        """Of the other memories a text is sure it updates, those the model reads as versions of the one it replaces
+        (an update in whole or in part, or a restatement, either way round, at SURE_UPDATE or more). The model reads
+        a statement of change as a sure update of several neighbours ("her swimming lessons are now Saturdays" of
+        "Maya's piano lessons are on Tuesdays" too): a statement replaces one statement with all its versions, not
+        the neighbours it happens to read as changed."""
+        if not others:
+            return []
+        later = self.judge(replaced.text, others, floor=-1.0)  # the replaced memory as a newer version of each
+        earlier = [self.judge(other.text, [replaced], floor=-1.0)[0] for other in others]  # and as an older one
+        versions = {pair.candidate.memory_id for pair in later if is_version(pair)}
+        versions |= {other.memory_id for other, pair in zip(others, earlier, strict=True) if is_version(pair)}
+        return [other for other in others if other.memory_id in versions]
+
     def check(self, new_text: str, candidates: Sequence[DedupCandidate]) -> DedupVerdict:
         if not candidates:
             return DedupVerdict(DedupAction.NEW, None, 0.0, ("no similar memories",))
@@ -129,7 +146,16 @@ class RelationJudge:
         except Exception as error:  # noqa: BLE001 - a failing model must never block a save
             return DedupVerdict(DedupAction.NEW, None, closest, (f"relation model failed: {error}",),
                                 degraded=f"relation model failed: {type(error).__name__}: {error}")
-        return verdict_of(judged, closest)
+        verdict = verdict_of(judged, closest)
+        if verdict.action != DedupAction.UPDATE_CANDIDATE or verdict.relation != "UPDATE":
+            return verdict
+        replaced = next(p.candidate for p in judged if p.candidate.memory_id == verdict.memory_id)
+        others = [p.candidate for p in sure_updates(judged) if p.candidate.memory_id != verdict.memory_id]
+        try:
+            versions = self.versions_of(replaced, others)
+        except Exception:  # noqa: BLE001 - a failing model replaces the one memory it was sure of
+            return verdict
+        return replace(verdict, also_updates=tuple(c.memory_id for c in versions))
 
 
 def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
@@ -140,16 +166,21 @@ def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
         return _verdict(DedupAction.MERGE, best)
     updates = [p for p in judged if p.relation.label in UPDATES]
     if updates:
+        # One memory only: the model reads a statement of change as a sure update of several neighbours ("her
+        # swimming lessons are now Saturdays" of "Maya's piano lessons are on Tuesdays" too), and the likeliest
+        # is the one it changes.
         best = max(updates, key=lambda p: sum(p.relation.probabilities[label] for label in UPDATES))
-        verdict = _verdict(DedupAction.UPDATE_CANDIDATE, best)
-        if best.relation.label != "UPDATE":
-            return verdict
-        return replace(verdict, also_updates=tuple(p.candidate.memory_id for p in sure_updates(judged) if p is not best))
+        return _verdict(DedupAction.UPDATE_CANDIDATE, best)
     if not judged:
         return DedupVerdict(DedupAction.NEW, None, closest, (f"no memory within cosine {CANDIDATE_FLOOR:.2f}",))
     best = max(judged, key=lambda p: p.candidate.similarity)
     return DedupVerdict(DedupAction.NEW, None, best.candidate.similarity,
                         (f"closest memory is {best.relation.label} ({best.relation.confidence:.2f})",))
+
+
+def is_version(pair: JudgedPair) -> bool:
+    """The pair's two texts are versions of one statement, by the model's reading at SURE_UPDATE or more."""
+    return pair.relation.label in VERSIONS and sum(pair.relation.probabilities[v] for v in VERSIONS) >= SURE_UPDATE
 
 
 def sure_updates(judged: Sequence[JudgedPair],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from preprocessing.dedup import DedupAction, DedupCandidate
-from preprocessing.relation_dedup import CANDIDATE_FLOOR, RelationJudge
+from preprocessing.relation_dedup import CANDIDATE_FLOOR, SURE_UPDATE, RelationJudge
 from preprocessing.relation_model import RelationModel
 
 
@@ -119,3 +119,25 @@ def test_a_statement_after_a_memory_worded_as_a_change_keeps_both_unless_it_says
     assert changed.relation.label in ("UPDATE", "PARTIAL_UPDATE") and not changed.overruled
     unguarded = RelationJudge(judge.model, guard_changed_memories=False)
     assert unguarded.judge("Maya takes the bus to school on Fridays.", [correction])[0].relation.label == "UPDATE"
+
+
+def test_a_change_replaces_what_it_changes_and_not_the_neighbour_it_also_reads_as_changed(judge):
+    """The model reads a statement of change as a sure update of a sibling on the same day too; the verdict replaces
+    the likeliest memory and, beside it, only other versions of that one."""
+    candidates = [candidate("judo", "Leo's judo class is on Wednesdays at 5pm.", 0.62),
+                  candidate("guitar", "Leo's guitar lesson is on Wednesdays at 6pm.", 0.41)]
+    text = "Leo moved up a belt, so judo is now on Saturdays at 10am."
+    read = {pair.candidate.memory_id: pair.relation for pair in judge.judge(text, candidates)}
+    # The premise: the model is sure of both, so the readings alone would retire the guitar lesson too.
+    assert all(read[m].label == "UPDATE" and read[m].confidence >= SURE_UPDATE for m in ("judo", "guitar"))
+    verdict = judge.check(text, candidates)
+    assert verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id == "judo"
+    assert verdict.also_updates == ()
+
+
+def test_an_update_replaces_every_version_of_the_statement_it_changes(judge):
+    """Said twice and then changed: both versions go, the unrelated statement that shares a word stays."""
+    old = candidate("old", "The search cluster runs Elasticsearch 7.10.", 0.7)
+    versions = judge.versions_of(old, [candidate("again", "Quick reminder: search still runs on Elasticsearch 7.10.", 0.6),
+                                       candidate("logs", "The logging stack stays on Elasticsearch 8.", 0.5)])
+    assert [c.memory_id for c in versions] == ["again"]

@@ -211,3 +211,19 @@ def test_a_partial_update_answers_what_changed_and_the_original_answers_the_rest
     assert not stored["plan"].superseded_by  # still true for the hotel and the outbound flight
     assert ranked(daemon, "offsite", "When is my return flight from the offsite?")[0] == "return"
     assert ranked(daemon, "offsite", "Which hotel is the offsite in?")[0] == "plan"
+
+
+def test_an_imported_change_retires_what_it_changes_and_not_a_sibling_it_reads_as_changed(daemon):
+    """The relation model reads "judo is now on Saturdays" as a sure update of the guitar lesson on the same day too,
+    and "billing is on MySQL 8.0, not 5.7" of the backup schedule: only the memory changed is retired."""
+    stored = imported(daemon, "siblings", [
+        ("judo", "Leo's judo class is on Wednesdays at 5pm.", "2024-01-10T10:00:00Z"),
+        ("guitar", "Leo's guitar lesson is on Wednesdays at 6pm.", "2024-02-10T10:00:00Z"),
+        ("moved", "Leo moved up a belt, so judo is now on Saturdays at 10am.", "2024-05-10T10:00:00Z"),
+        ("db", "The billing service's database is MySQL 5.7 on db-bill-1.", "2024-01-11T10:00:00Z"),
+        ("backup", "Billing database backups run every night at 01:00.", "2024-02-11T10:00:00Z"),
+        ("fix", "I misread the console, billing is on MySQL 8.0, not 5.7.", "2024-05-11T10:00:00Z"),
+    ])
+    assert stored["judo"].superseded_by == stored["moved"].id and stored["db"].superseded_by == stored["fix"].id
+    assert not stored["guitar"].superseded_by and not stored["backup"].superseded_by
+    assert ranked(daemon, "siblings", "When is Leo's guitar lesson?")[0] == "guitar"

@@ -944,7 +944,7 @@ class MemoryService:
                 revised = referred.id
         if judge is not None:
             nearest = self._nearest_texts(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
-            replaced_ids, revised_too = self._imported_updates(judge, row, nearest)
+            replaced_ids, revised_too = self._imported_updates(judge, row, nearest, implicit)
             revised = revised or revised_too
             for replaced in replaced_ids:
                 if (later := self._in_time_order(row, replaced, in_batch)) and later not in pairs:
@@ -975,10 +975,11 @@ class MemoryService:
         return (other.id, row.id) if other.created_at <= row.created_at else (row.id, other.id)
 
     @staticmethod
-    def _imported_updates(judge: RelationJudge, row: MemoryRow,
-                          candidates: list[DedupCandidate]) -> tuple[list[str], str]:
-        """The memories an imported record replaces, where the relation model is sure it is a whole update (every
-        earlier version of the statement), and the one it surely revises in part ("" for none): a log or a
+    def _imported_updates(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate],
+                          referent: MemoryRow | None = None) -> tuple[list[str], str]:
+        """The memories an imported record replaces: the memory it refers to by pronoun (`referent`) or else, of
+        those the relation model is sure it updates wholly, the closest in meaning; with that one's other versions
+        among those (RelationJudge.versions_of). And the one it surely revises in part ("" for none). A log or a
         conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
         try:
             judged = judge.judge(row.content, candidates[:IMPORT_PAIRS])
@@ -987,8 +988,17 @@ class MemoryService:
         # A pair the number rules decided ("build 41 passed" after "build 40 passed") is an update only when it says
         # so or is a near-paraphrase: imported logs hold many look-alike lines that differ by a number.
         stated = announces_change(row.content)
-        replaced = [p.candidate.memory_id for p in sure_updates(
-            judged, lambda p: stated or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)]
+        sure = sure_updates(judged, lambda p: stated or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)
+        replaced: list[str] = []
+        if sure or referent is not None:
+            best = DedupCandidate(referent.id, referent.content, 1.0) if referent is not None \
+                else max(sure, key=lambda p: p.candidate.similarity).candidate
+            try:
+                others = [p.candidate for p in sure if p.candidate.memory_id != best.memory_id]
+                versions = judge.versions_of(best, others)
+            except Exception:  # noqa: BLE001 - a failing model replaces the one memory it was sure of
+                versions = []
+            replaced = [best.memory_id, *(c.memory_id for c in versions)]
         partial = [p for p in judged if p.relation.label == "PARTIAL_UPDATE" and p.relation.confidence >= SURE_UPDATE
                    and not p.overruled]
         return replaced, max(partial, key=lambda p: p.relation.confidence).candidate.memory_id if partial else ""
