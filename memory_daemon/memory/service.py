@@ -45,7 +45,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import changes_unnamed_subject, leans_on_context, names_no_subject, points_back
 from preprocessing.entities import entity_key
-from preprocessing.relation_dedup import SURE_UPDATE, RelationJudge, sure_updates
+from preprocessing.relation_dedup import IMPORT_CANDIDATE_FLOOR, SURE_UPDATE, RelationJudge, sure_updates
 from preprocessing.bounds import DEDUP_CHARS, text_prefix
 from preprocessing.terms import salient_keys
 
@@ -982,7 +982,7 @@ class MemoryService:
         among those (RelationJudge.versions_of). And the one it surely revises in part ("" for none). A log or a
         conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
         try:
-            judged = judge.judge(row.content, candidates[:IMPORT_PAIRS])
+            judged = judge.judge(row.content, candidates[:IMPORT_PAIRS], floor=IMPORT_CANDIDATE_FLOOR)
         except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
             return [], ""
         # A pair the number rules decided ("build 41 passed" after "build 40 passed") is an update only when it says
