@@ -63,7 +63,8 @@ FROZEN = {
     # runs 15 (shipped) and 12 (README, Quality), a development set since.
     "heldout_14/timelines_test_14.jsonl": "932bf9914daf31f3c333e7032b6e4a13ced482d73199fa2688ed25b24dad82ba",
     "heldout_14/relation_pairs_test_14.jsonl": "318cf36b07870a7712097001acd4095e7cb18cf54f820b589cd6f8348e6288c2",
-    # Session 20: a fresh helper, the same blocks as v13 and v14, before relation run 16 is judged; unscored, unread.
+    # Session 20: a fresh helper, the same blocks as v13 and v14, before relation run 16 is judged; frozen unscored and
+    # unread until session 24, which scored it once (README, Quality).
     "heldout_15/timelines_test_15.jsonl": "4281e5ec46a894633e43d4373f34542fc05a1e20d422b3bdf9fadb9a78ab386a",
     "heldout_15/relation_pairs_test_15.jsonl": "ff1ee466b877d8a66dafff0e013dc84eb7a09c87b2105d368e37de955c484de5",
     # Session 10: written by a fresh helper before the relevance model was trained.

@@ -56,7 +56,10 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # dedup targets were judged on its pairs until v14 (relation pairs and timelines, another fresh helper, session 19,
 # frozen unscored) was scored once in session 20 with relation run 15 (shipped) and run 12: the dedup targets are
 # judged on v14's pairs now, and v13's pairs are a development set. v5's pairs joined the relation model's training
-# from run 14's build on (run 15 is the first shipped model trained on them), so v5 is training data now.
+# from run 14's build on (run 15 is the first shipped model trained on them), so v5 is training data now. v15 (relation
+# pairs and timelines, another fresh helper, session 20, frozen unscored) was scored once in session 24, with relation
+# run 15 and session 24's supersession beside the code before it: the dedup targets are judged on v15's pairs now, and
+# v14's pairs are a development set.
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; now training data")
@@ -65,10 +68,11 @@ V8 = HeldOutSplit(8, "heldout_8", "_8", "scored; requests now training data, tim
 V9 = HeldOutSplit(9, "heldout_9", "_9", "scored; now training data")
 V11 = HeldOutSplit(11, "heldout_11", "_11", "scored once; its pairs a development set now")
 V13 = HeldOutSplit(13, "heldout_13", "_13", "scored once; its pairs a development set now")
-V14 = HeldOutSplit(14, "heldout_14", "_14", "scored once")
+V14 = HeldOutSplit(14, "heldout_14", "_14", "scored once; its pairs a development set now")
+V15 = HeldOutSplit(15, "heldout_15", "_15", "scored once")
 REQUESTS_JUDGED = V11
-PAIRS_JUDGED = V14
-SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9, V11, V13, V14)
+PAIRS_JUDGED = V15
+SPLITS = (V1, V2, V3, V4, V5, V6, V8, V9, V11, V13, V14, V15)
 
 
 def split_files(stem: str) -> list[tuple[str, Path]]:
