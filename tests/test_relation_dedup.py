@@ -138,6 +138,7 @@ def test_a_change_replaces_what_it_changes_and_not_the_neighbour_it_also_reads_a
 def test_an_update_replaces_every_version_of_the_statement_it_changes(judge):
     """Said twice and then changed: both versions go, the unrelated statement that shares a word stays."""
     old = candidate("old", "The search cluster runs Elasticsearch 7.10.", 0.7)
-    versions = judge.versions_of(old, [candidate("again", "Quick reminder: search still runs on Elasticsearch 7.10.", 0.6),
-                                       candidate("logs", "The logging stack stays on Elasticsearch 8.", 0.5)])
+    others = [candidate("again", "Quick reminder: search still runs on Elasticsearch 7.10.", 0.6),
+              candidate("logs", "The logging stack stays on Elasticsearch 8.", 0.5)]
+    versions = judge.versions_of(old, others)
     assert [c.memory_id for c in versions] == ["again"]
