@@ -67,6 +67,8 @@ FROZEN = {
     # unread until session 24, which scored it once (README, Quality).
     "heldout_15/timelines_test_15.jsonl": "4281e5ec46a894633e43d4373f34542fc05a1e20d422b3bdf9fadb9a78ab386a",
     "heldout_15/relation_pairs_test_15.jsonl": "ff1ee466b877d8a66dafff0e013dc84eb7a09c87b2105d368e37de955c484de5",
+    # Session 24: a fresh helper, the timelines blocks of v13-v15, frozen unscored and unread after v15 was scored.
+    "heldout_16/timelines_test_16.jsonl": "48a52d8ddb15120f271a16e578f2d0433ca3e818a5781988a9c1410bb1729e76",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
