@@ -137,6 +137,16 @@ class RelationJudge:
         versions |= {other.memory_id for other, pair in zip(others, earlier, strict=True) if is_version(pair)}
         return [other for other in others if other.memory_id in versions]
 
+    def replaced_with_versions(self, replaced: DedupCandidate, sure: Sequence[JudgedPair]) -> list[str]:
+        """The ids a text replaces: `replaced`, then those of the other sure updates that are its versions
+        (versions_of). A failing model replaces the one memory it was sure of."""
+        others = [p.candidate for p in sure if p.candidate.memory_id != replaced.memory_id]
+        try:
+            versions = self.versions_of(replaced, others)
+        except Exception:  # noqa: BLE001 - a failing model must never block a save or an import
+            versions = []
+        return [replaced.memory_id, *(c.memory_id for c in versions)]
+
     def check(self, new_text: str, candidates: Sequence[DedupCandidate]) -> DedupVerdict:
         if not candidates:
             return DedupVerdict(DedupAction.NEW, None, 0.0, ("no similar memories",))
@@ -153,12 +163,7 @@ class RelationJudge:
         if verdict.action != DedupAction.UPDATE_CANDIDATE or verdict.relation != "UPDATE":
             return verdict
         replaced = next(p.candidate for p in judged if p.candidate.memory_id == verdict.memory_id)
-        others = [p.candidate for p in sure_updates(judged) if p.candidate.memory_id != verdict.memory_id]
-        try:
-            versions = self.versions_of(replaced, others)
-        except Exception:  # noqa: BLE001 - a failing model replaces the one memory it was sure of
-            return verdict
-        return replace(verdict, also_updates=tuple(c.memory_id for c in versions))
+        return replace(verdict, also_updates=tuple(self.replaced_with_versions(replaced, sure_updates(judged))[1:]))
 
 
 def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
@@ -169,9 +174,9 @@ def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
         return _verdict(DedupAction.MERGE, best)
     updates = [p for p in judged if p.relation.label in UPDATES]
     if updates:
-        # One memory only: the model reads a statement of change as a sure update of several neighbours ("her
-        # swimming lessons are now Saturdays" of "Maya's piano lessons are on Tuesdays" too), and the likeliest
-        # is the one it changes.
+        # One memory (check() adds only its versions): the model reads a statement of change as a sure update of
+        # several neighbours ("her swimming lessons are now Saturdays" of "Maya's piano lessons are on Tuesdays"
+        # too), and the likeliest is the one it changes.
         best = max(updates, key=lambda p: sum(p.relation.probabilities[label] for label in UPDATES))
         return _verdict(DedupAction.UPDATE_CANDIDATE, best)
     if not judged:

@@ -993,12 +993,7 @@ class MemoryService:
         if sure or referent is not None:
             best = DedupCandidate(referent.id, referent.content, 1.0) if referent is not None \
                 else max(sure, key=lambda p: p.candidate.similarity).candidate
-            try:
-                others = [p.candidate for p in sure if p.candidate.memory_id != best.memory_id]
-                versions = judge.versions_of(best, others)
-            except Exception:  # noqa: BLE001 - a failing model replaces the one memory it was sure of
-                versions = []
-            replaced = [best.memory_id, *(c.memory_id for c in versions)]
+            replaced = judge.replaced_with_versions(best, sure)
         partial = [p for p in judged if p.relation.label == "PARTIAL_UPDATE" and p.relation.confidence >= SURE_UPDATE
                    and not p.overruled]
         return replaced, max(partial, key=lambda p: p.relation.confidence).candidate.memory_id if partial else ""
