@@ -31,6 +31,9 @@ class DedupCandidate:
     memory_id: str
     text: str
     similarity: float  # cosine between the new text's embedding and this memory's embedding
+    # The texts of this memory's earlier versions (those it superseded or revised in part), newest first, where the
+    # caller looked them up: RelationJudge reads them when this memory is worded as a change.
+    earlier: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ IMPORT_CANDIDATE_FLOOR = 0.15
 MAX_PAIRS = 8  # pairs per new text in one model call: a pair costs about 4.5 ms of CPU
 UPDATES = ("UPDATE", "PARTIAL_UPDATE")
 VERSIONS = ("DUPLICATE", *UPDATES)  # what one memory is to another version of the same statement
+MAX_EARLIER_READ = 2  # earlier versions of a change-worded memory read to tell a chain's next step from a neighbour
 SURE_UPDATE = 0.9  # the confidence at which an UPDATE retires a memory that was not the best match (and an import's)
 # Pairs read recently: a host analyses a message and then saves it, and the save meets the same neighbours.
 REMEMBERED_PAIRS = 2048
@@ -58,21 +59,25 @@ class RelationJudge:
 
     def __init__(self, model: RelationModel, floor: float = CANDIDATE_FLOOR, max_pairs: int = MAX_PAIRS,
                  overrule_numbers: bool = True, guard_changed_memories: bool = True,
-                 states_change: Callable[[str], bool] = announces_change) -> None:
+                 states_change: Callable[[str], bool] = announces_change,
+                 worded_as_change: Callable[[str], bool] = announces_change) -> None:
         self.model = model
         self.floor = floor
         self.max_pairs = max_pairs
         self.overrule_numbers = overrule_numbers  # off: the model's reading stands even where a new number appears
         self.guard_changed_memories = guard_changed_memories  # off: an UPDATE of a change-worded memory stands
         self.states_change = states_change  # does a new text say it changes something (the intent model, or rules)
+        self.worded_as_change = worded_as_change  # is a memory a statement of change (the rules, with the intent model)
         self._read: OrderedDict[tuple[str, str], Relation] = OrderedDict()
         self._lock = threading.Lock()
         self._rules = DeduplicationChecker()
 
     def forget_texts(self, texts: Sequence[str]) -> None:
-        """Drop remembered pairs that hold any of the texts (forgotten memories)."""
+        """Drop remembered pairs that hold any of the texts (forgotten memories), or, for a text longer than a key
+        keeps, its beginning."""
+        heads = [t[:PAIR_KEY_CHARS] for t in texts if t]
         with self._lock:
-            for pair in [p for p in self._read if any(t in p[0] or t in p[1] for t in texts)]:
+            for pair in [p for p in self._read if any(h in p[0] or h in p[1] for h in heads)]:
                 del self._read[pair]
 
     def judge(self, new_text: str, candidates: Sequence[DedupCandidate],
@@ -89,10 +94,7 @@ class RelationJudge:
         unread = [pair for pair in dict.fromkeys(pairs) if pair not in known]
         if unread:
             read = dict(zip(unread, self.model.classify(unread), strict=True))
-            with self._lock:
-                self._read.update(read)
-                while len(self._read) > REMEMBERED_PAIRS:
-                    self._read.popitem(last=False)
+            self._remember(read)
             known.update(read)
         return [self._checked(JudgedPair(c, known[pair]), new_text) for c, pair in zip(close, pairs, strict=True)]
 
@@ -104,12 +106,13 @@ class RelationJudge:
         numbers, versions and times (an UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same
         numbers in words ("forty thousand", "half past nine") stays the model's."""
         relation = pair.relation
-        if self.guard_changed_memories and relation.label == "UPDATE" and announces_change(pair.candidate.text) \
-                and not self.states_change(new_text):
+        if self.guard_changed_memories and relation.label == "UPDATE" and self.worded_as_change(pair.candidate.text) \
+                and not self.states_change(new_text) and not self.updates_an_earlier_version(pair.candidate, new_text):
             # The model's one known systematic error: after a memory worded as a change or a correction ("Correction:
             # Sara's birthday is actually 21 May"), it reads any later statement on the subject ("Sara likes dark
             # chocolate") as an update, with confidence 1.00. Such a pair keeps both memories unless the new text
-            # says it changes something too ("the build image went from Node 20 to 22").
+            # says it changes something too ("the build image went from Node 20 to 22"), or it is the next step of
+            # the change's chain (updates_an_earlier_version).
             return JudgedPair(pair.candidate, Relation("COMPATIBLE", relation.probabilities.get("COMPATIBLE", 0.0),
                                                        relation.probabilities),
                               "UPDATE overruled: the memory is worded as a change and the new text is not")
@@ -122,6 +125,36 @@ class RelationJudge:
         return JudgedPair(pair.candidate, Relation(label, relation.probabilities.get(label, 0.0) if label != "UPDATE"
                                                    else 1.0, relation.probabilities),
                           f"{relation.label} overruled, numbers differ; the rules read it as {verdict.action.value}")
+
+    def updates_an_earlier_version(self, changed: DedupCandidate, new_text: str) -> bool:
+        """Whether the new text is a sure UPDATE, read alone, of one of the change-worded memory's earlier versions
+        (`changed.earlier`: what it superseded or revised in part) that is not worded as a change itself
+        (MAX_EARLIER_READ of them, newest first): then it is the next step of that chain ("Yesterday's deploy put
+        auth on Node 20" after "The auth service runs on Node 16" and "Auth service upgraded to Node 18"), not merely
+        another statement on the change's subject, which the model does not read as changing what came before."""
+        plain = [text for text in changed.earlier if not self.worded_as_change(text)][:MAX_EARLIER_READ]
+        for text in plain:
+            relation = self._read_alone(text, new_text)
+            if relation.label == "UPDATE" and relation.confidence >= SURE_UPDATE:
+                return True
+        return False
+
+    def _read_alone(self, existing: str, new_text: str) -> Relation:
+        """The model's reading of one pair, in a call of its own (int8 activations are scaled per call), remembered."""
+        pair = (existing[:PAIR_KEY_CHARS], new_text[:PAIR_KEY_CHARS])
+        with self._lock:
+            known = self._read.get(pair)
+        if known is not None:
+            return known
+        relation = self.model.classify([pair])[0]
+        self._remember({pair: relation})
+        return relation
+
+    def _remember(self, read: dict[tuple[str, str], Relation]) -> None:
+        with self._lock:
+            self._read.update(read)
+            while len(self._read) > REMEMBERED_PAIRS:
+                self._read.popitem(last=False)
 
     def versions_of(self, replaced: DedupCandidate, others: Sequence[DedupCandidate]) -> list[DedupCandidate]:
         """Of the other memories a text is sure it updates, those the model reads as versions of the one it replaces

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from preprocessing.dedup import DedupAction, DedupCandidate
@@ -23,6 +25,17 @@ class CountingModel:
     def classify(self, pairs):
         self.pairs += len(pairs)
         return self.model.classify(pairs)
+
+
+class CountingIntentModel:
+    """The real intent model, counting the texts it is asked to read."""
+
+    def __init__(self, model):
+        self.model, self.texts = model, 0
+
+    def classify_with_requests_batch(self, texts):
+        self.texts += len(texts)
+        return self.model.classify_with_requests_batch(texts)
 
 
 class BrokenModel:
@@ -78,6 +91,17 @@ def test_a_pair_read_once_is_not_read_again(judge):
     assert first == second and counting.model.pairs == 1
 
 
+def test_a_forgotten_memory_leaves_no_pair_in_memory_however_long_it_is(judge):
+    """Pairs are remembered by their first PAIR_KEY_CHARS characters; forgetting a longer memory drops them too."""
+    counting = RelationJudge(CountingModel(judge.model))
+    long_memory = "Standup is at 9:15 every weekday. " + "The agenda is blockers first, then demos. " * 40
+    candidates = [candidate("m1", long_memory, 0.7)]
+    counting.check("standup moved to 9:45", candidates)
+    counting.forget_texts([long_memory])
+    counting.check("standup moved to 9:45", candidates)
+    assert counting.model.pairs == 2
+
+
 def test_no_more_than_max_pairs_are_read(judge):
     counting = RelationJudge(CountingModel(judge.model), max_pairs=3)
     candidates = [candidate(f"m{i}", f"The team {i} standup is at 9:{10 + i}", 0.5 + i / 100) for i in range(6)]
@@ -121,6 +145,25 @@ def test_a_statement_after_a_memory_worded_as_a_change_keeps_both_unless_it_says
     assert unguarded.judge("Maya takes the bus to school on Fridays.", [correction])[0].relation.label == "UPDATE"
 
 
+def test_the_next_step_of_a_chain_updates_a_change_its_earlier_version_shows_it_continues(judge):
+    """The guard keeps a later statement on a change's subject from retiring it, unless the model is sure the statement
+    also updates what that change superseded: then it is the chain's next step, whatever its wording."""
+    text = "All clusters are on Kubernetes 1.30 after the upgrade."
+    upgrade = candidate("k128", "Upgraded the clusters to Kubernetes 1.28.", 0.7)
+    assert judge.judge(text, [upgrade])[0].overruled  # nothing known before the change: the guard holds
+    chain = replace(upgrade, earlier=("The clusters run Kubernetes 1.26.",))
+    step = judge.judge(text, [chain])[0]
+    assert step.relation.label == "UPDATE" and step.relation.confidence >= SURE_UPDATE and not step.overruled
+    # An earlier version worded as a change is not read (the model's error would be the same there).
+    changed_before = replace(upgrade, earlier=("Switched the clusters off Docker Swarm last year.",))
+    assert judge.judge(text, [changed_before])[0].overruled
+    # A statement on the subject that does not change what came before the correction stays beside it.
+    correction = candidate("m1", "Correction: Maya's school starts at 8:15, not 8:30.", 0.6)
+    kept = judge.judge("Maya takes the bus to school on Fridays.",
+                       [replace(correction, earlier=("Maya's school starts at 8:30.",))])[0]
+    assert kept.relation.label == "COMPATIBLE" and "worded as a change" in kept.overruled
+
+
 def test_a_change_replaces_what_it_changes_and_not_the_neighbour_it_also_reads_as_changed(judge):
     """The model reads a statement of change as a sure update of a sibling on the same day too; the verdict replaces
     the likeliest memory and, beside it, only other versions of that one."""
@@ -142,3 +185,31 @@ def test_an_update_replaces_every_version_of_the_statement_it_changes(judge):
               candidate("logs", "The logging stack stays on Elasticsearch 8.", 0.5)]
     versions = judge.versions_of(old, others)
     assert [c.memory_id for c in versions] == ["again"]
+
+
+def test_a_fact_that_holds_a_change_word_is_not_worded_as_a_change_when_the_intent_model_reads_it():
+    """The change rules' markers ("handed over", "switched off") also sit in plain facts; the daemon's judge counts a
+    memory as a statement of change only when the intent model reads it as UPDATE_INFO too, so a next statement
+    that changes such a fact is read as its update, not guarded as a later remark on a change."""
+    from memory_daemon.activation.analyzer import ActivationPipeline
+    from memory_daemon.core.config import ActivationSettings
+    from preprocessing.intent_model import IntentModel
+
+    pipeline = ActivationPipeline(ActivationSettings())
+    facts = ["The release train leaves on Thursdays and is handed over to QA on Fridays.",
+             "Night shifts are handed over at 06:00 to the day team."]
+    changes = ["We moved the release train to Thursdays.", "Switched the team chat from Slack to Zulip."]
+    assert all(pipeline.worded_as_change(text) for text in facts + changes)  # the rules alone: every one
+    pipeline.intent_model = counting = CountingIntentModel(IntentModel.from_registry())
+    assert [pipeline.worded_as_change(text) for text in facts + changes] == [False, False, True, True]
+    assert pipeline.worded_as_change(facts[0]) is False and counting.texts == 4  # a reading is remembered ...
+    pipeline.forget_texts([facts[0]])
+    assert pipeline.worded_as_change(facts[0]) is False and counting.texts == 5  # ... until its text is forgotten
+    model = RelationModel.load(threads=1)
+    fact = candidate("staging", "The staging database is switched off every weekend to save money.", 0.6)
+    text = "The staging database runs around the clock, weekends included."
+    assert not pipeline.states_change(text)
+    assert RelationJudge(model, states_change=pipeline.states_change).judge(text, [fact])[0].overruled
+    read = RelationJudge(model, states_change=pipeline.states_change,
+                         worded_as_change=pipeline.worded_as_change).judge(text, [fact])[0]
+    assert read.relation.label == "UPDATE" and read.relation.confidence >= SURE_UPDATE and not read.overruled

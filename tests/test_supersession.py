@@ -142,12 +142,10 @@ def test_a_question_about_the_past_ranks_outdated_memories_by_relevance(daemon):
         assert now.hits[0].memory.content == "The ledger container uses Python 3.12 now"
 
 
-@pytest.mark.xfail(strict=True, reason="the cost of the guard on updates of memories worded as a change (README "
-                   "Quality, issue 16): 'All clusters are on Kubernetes 1.30 after the upgrade' says its change only "
-                   "by 'after the upgrade', which neither the intent model (not UPDATE_INFO) nor the change rules "
-                   "read, so its UPDATE reading of 'Upgraded the clusters to Kubernetes 1.28' is kept as two memories")
 def test_unmarked_versions_of_one_statement_come_newest_first(daemon):
-    """Two versions dedup did not link (no change marker, a different number) still answer newest first."""
+    """The last step of a chain says its change only by "after the upgrade", which neither the intent model nor the
+    change rules read; the relation model reads it as updating the change before it and the first version both, so it
+    replaces the change (RelationJudge.updates_an_earlier_version) and answers first."""
     records = [
         {"id": "first", "text": "The clusters run Kubernetes 1.26.", "timestamp": "2023-06-01T09:00:00Z"},
         {"id": "old", "text": "Upgraded the clusters to Kubernetes 1.28.", "timestamp": "2024-01-15T09:00:00Z"},
@@ -160,6 +158,9 @@ def test_unmarked_versions_of_one_statement_come_newest_first(daemon):
         hits = client.search_memory(query="Which Kubernetes version do the clusters run?").hits
         ranked = [h.memory.external_id for h in hits]
         assert ranked.index("new") < ranked.index("old")
+        successor = {m.external_id: m.superseded_by for m in client.export_memories(limit=10).memories}
+        ids = {m.external_id: m.id for m in client.export_memories(limit=10).memories}
+        assert successor["old"] == ids["new"] and successor["first"] == ids["old"] and not successor["other"]
 
 
 def test_a_reversal_updates_what_replaced_the_original(daemon):

@@ -39,6 +39,9 @@ DUPLICATE_DETECTED, UPDATE_CANDIDATE, NONE = "DUPLICATE_DETECTED", "UPDATE_CANDI
 SAVE_INTENTS = {"SAVE_PREFERENCE": "preference", "SAVE_DECISION": "decision", "SAVE_FACT": "fact"}
 MODEL_LOAD_TIMEOUT_SECONDS = 120.0
 RECENT_ANALYSES = 512  # spaCy results kept for reuse when a later turn leans on an earlier one
+# The intent model's UPDATE_INFO readings kept by text: a save's update check asks about the same neighbours again.
+REMEMBERED_UPDATE_READINGS = 2048
+UPDATE_READING_KEY_CHARS = 2000  # more than the intent model's 128 word pieces ever cover
 RELATION_THREADS = 2  # the relation model runs after the other stages of an analysis, so it may use both cores
 SIDE_THREADS = 8  # ONNX stages running beside spaCy; onnxruntime sessions take concurrent calls
 
@@ -104,6 +107,7 @@ class ActivationPipeline:
         self._encoder_loaded = threading.Event()  # set before the other models finish loading
         self._recent_analyses: OrderedDict[str, TextAnalysis] = OrderedDict()
         self._recent_lock = threading.Lock()
+        self._update_readings: OrderedDict[str, bool] = OrderedDict()
         # A thread for each analysis that may run at once: fewer would queue a host's one-message analysis behind
         # the model stages of another host's saves. Background callers (saves, imports) get background threads.
         self._side = ThreadPoolExecutor(max_workers=SIDE_THREADS, thread_name_prefix="cortexd-encoder")
@@ -155,7 +159,8 @@ class ActivationPipeline:
                                            lambda: RelationModel.load(threads=RELATION_THREADS))
                 if status.ok:
                     status.sha256 = manifest_digest(RELATION_MODEL, "model_int8.onnx")
-                    self.dedup = RelationJudge(model, states_change=self.states_change)
+                    self.dedup = RelationJudge(model, states_change=self.states_change,
+                                               worded_as_change=self.worded_as_change)
                 else:
                     status.detail += "; duplicates and updates come from the cosine-and-word-rule fallback"
                 self.statuses.append(status)
@@ -176,14 +181,32 @@ class ActivationPipeline:
     def states_change(self, text: str) -> bool:
         """Whether a text says it changes something: the intent model reads it as UPDATE_INFO, or the change rules
         find a marker ("moved to", "no longer", "actually")."""
-        if announces_change(text):
-            return True
+        return announces_change(text) or bool(self._reads_as_update(text))
+
+    def worded_as_change(self, text: str) -> bool:
+        """Whether a stored memory states a change: the change rules find a marker, and the intent model, where it
+        is loaded, reads it as UPDATE_INFO ("Payments moved on-call to two-week rotations"), not as a fact that holds
+        a marker word ("Payments on-call is a one-week rotation, handed over Mondays")."""
+        return announces_change(text) and self._reads_as_update(text) is not False
+
+    def _reads_as_update(self, text: str) -> bool | None:
+        """The intent model's reading of the text as UPDATE_INFO; None without the model, or when it fails."""
         if self.intent_model is None:
-            return False
+            return None
+        key = text[:UPDATE_READING_KEY_CHARS]
+        with self._recent_lock:
+            known = self._update_readings.get(key)
+        if known is not None:
+            return known
         try:
-            return self.intent_model.classify_with_requests_batch([text])[0].intent.intent == "UPDATE_INFO"
+            reading = self.intent_model.classify_with_requests_batch([text])[0].intent.intent == "UPDATE_INFO"
         except Exception:  # noqa: BLE001 - a failing intent model leaves the rules' answer
-            return False
+            return None
+        with self._recent_lock:
+            self._update_readings[key] = reading
+            while len(self._update_readings) > REMEMBERED_UPDATE_READINGS:
+                self._update_readings.popitem(last=False)
+        return reading
 
     def is_loaded(self) -> bool:
         """Whether the model load has finished, whatever its outcome."""
@@ -199,8 +222,8 @@ class ActivationPipeline:
     # -- analysis ------------------------------------------------------------------------------------------------
 
     def forget_texts(self, texts: Sequence[str]) -> None:
-        """Drop every RAM copy of forgotten texts: the turns kept for context, recent analyses, pairs the relation
-        model read. A turn or key that contains one of the texts goes."""
+        """Drop every RAM copy of forgotten texts: the turns kept for context, recent analyses, the intent model's
+        update readings, pairs the relation model read. A turn or key that contains one of the texts goes."""
         needles = [t for t in texts if t]
         if not needles:
             return
@@ -212,6 +235,9 @@ class ActivationPipeline:
         with self._recent_lock:
             for message in [m for m in self._recent_analyses if holds(m)]:
                 del self._recent_analyses[message]
+            heads = [needle[:UPDATE_READING_KEY_CHARS] for needle in needles]
+            for key in [k for k in self._update_readings if any(head in k for head in heads)]:
+                del self._update_readings[key]
         forget_pairs = getattr(self.dedup, "forget_texts", None)
         if forget_pairs is not None:
             forget_pairs(needles)

@@ -445,11 +445,41 @@ class MemoryService:
         return list(self._activation.statuses), self._activation.degraded()
 
     def _nearest_texts(self, namespace: str, vector, limit: int, include_superseded: bool = True,
-                       exclude=None) -> list[DedupCandidate]:
-        """VectorIndex.nearest with each memory's text, read from the row cache (the vector index keeps none)."""
+                       exclude=None, unstored: dict[str, MemoryRow] | None = None) -> list[DedupCandidate]:
+        """VectorIndex.nearest with each memory's text, read from the row cache (the vector index keeps none);
+        `unstored`: rows newer than the store's (an update check round's, stored at its end)."""
         nearest = self._vectors.nearest(namespace, vector, limit, include_superseded, exclude)
         rows = {r.id: r for r in self._rows.get_many([m for m, _s in nearest], (namespace,))}
-        return [DedupCandidate(m, rows[m].content, s) for m, s in nearest if m in rows]
+        rows.update((m, unstored[m]) for m, _s in nearest if unstored and m in unstored)
+        return self._with_earlier_versions(namespace, [DedupCandidate(m, rows[m].content, s)
+                                                       for m, s in nearest if m in rows], rows)
+
+    def _with_earlier_versions(self, namespace: str, candidates: list[DedupCandidate],
+                               rows: dict[str, MemoryRow] | None = None) -> list[DedupCandidate]:
+        """Each candidate worded as a change, with the texts of its earlier versions, newest first: the memories it
+        superseded and the one it revised in part. The relation judge reads them to tell the next step of a chain
+        from another statement on the change's subject. `rows`: the candidates' rows where the caller has them."""
+        changed = [c for c in candidates if announces_change(c.text)]
+        if not changed:
+            return candidates
+        rows = dict(rows or {})
+        if missing := [c.memory_id for c in changed if c.memory_id not in rows]:
+            rows.update((r.id, r) for r in self._rows.get_many(missing, (namespace,)))
+        earlier: dict[str, list[str]] = {}
+        for candidate in changed:
+            ids = self._vectors.earlier_versions(namespace, candidate.memory_id)
+            row = rows.get(candidate.memory_id)
+            if row is not None and (revised := row.meta.get(PARTIAL_UPDATE_KEY)) and revised not in ids:
+                ids.append(revised)
+            if ids:
+                earlier[candidate.memory_id] = ids
+        if not earlier:
+            return candidates
+        rows = {r.id: r for r in self._rows.get_many([m for ids in earlier.values() for m in ids], (namespace,))}
+        newest_first = {m: sorted((rows[e] for e in ids if e in rows), key=lambda r: r.created_at, reverse=True)
+                        for m, ids in earlier.items()}
+        return [replace(c, earlier=tuple(r.content for r in newest_first[c.memory_id])) if c.memory_id in earlier
+                else c for c in candidates]
 
     def _neighbours(self, namespace: str, text: str):
         """The text's dedup candidates: its nearest current memories by meaning, and the best few by words (an update
@@ -463,9 +493,9 @@ class MemoryService:
                       if m not in found and self._vectors.current_version(namespace, m) == m][:LEXICAL_CANDIDATES]
             vectors = self._vectors.vectors_of(namespace, worded)
             rows = {r.id: r for r in self._rows.get_many(list(vectors), (namespace,))}
-            for memory_id, vector in vectors.items():
-                if memory_id in rows:
-                    found[memory_id] = DedupCandidate(memory_id, rows[memory_id].content, float(vector @ embedding))
+            by_words = [DedupCandidate(m, rows[m].content, float(vector @ embedding))
+                        for m, vector in vectors.items() if m in rows]
+            found.update((c.memory_id, c) for c in self._with_earlier_versions(namespace, by_words, rows))
             return list(found.values())
 
         return lookup
@@ -943,7 +973,8 @@ class MemoryService:
             else:
                 revised = referred.id
         if judge is not None:
-            nearest = self._nearest_texts(row.namespace, vector, limit, include_superseded=False, exclude=not_yet)
+            nearest = self._nearest_texts(row.namespace, vector, limit, include_superseded=False, exclude=not_yet,
+                                          unstored=in_batch)
             replaced_ids, revised_too = self._imported_updates(judge, row, nearest, implicit)
             revised = revised or revised_too
             for replaced in replaced_ids:
@@ -1040,7 +1071,9 @@ class MemoryService:
                 # One pair a call: int8 activations are scaled per call, and a borderline pair read beside others
                 # can cross the bar ("Mrs. Adler charges 35" read 0.51 alone, 0.91 beside the piano lesson).
                 # Not a cosine: the candidate was chosen by time, so the floor is off.
-                pair = judge.judge(row.content, [DedupCandidate(memory.id, memory.content, 1.0)], floor=-1.0)[0]
+                candidate = self._with_earlier_versions(row.namespace, [DedupCandidate(memory.id, memory.content, 1.0)],
+                                                        {memory.id: memory})
+                pair = judge.judge(row.content, candidate, floor=-1.0)[0]
             except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
                 return None
             probabilities = pair.relation.probabilities

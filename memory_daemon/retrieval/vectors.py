@@ -210,6 +210,13 @@ class VectorIndex:
             with vectors.lock:
                 vectors.supersede(memory_id, successor_id)
 
+    def earlier_versions(self, namespace: str, memory_id: str) -> list[str]:
+        """The memories this one superseded directly. A scan of the namespace's supersession links, which the update
+        check makes for the few change-worded memories among a text's candidates."""
+        vectors = self._namespace(namespace)
+        with vectors.lock:
+            return [old for old, successor in vectors.superseded.items() if successor == memory_id]
+
     def current_version(self, namespace: str, memory_id: str, max_steps: int = 16) -> str:
         """The end of the memory's chain of successors (the memory itself when it is current)."""
         vectors = self._namespace(namespace)
