@@ -47,6 +47,9 @@ class _NamespaceVectors:
         self.hashes[: len(ids)] = hashes
         # superseded id -> its successor: still searchable for history, never a dedup candidate
         self.superseded = dict(superseded or {})
+        self.predecessors: dict[str, list[str]] = {}  # the same links the other way: successor -> superseded ids
+        for old, successor in self.superseded.items():
+            self.predecessors.setdefault(successor, []).append(old)
         self.size = len(ids)
         self.matrix: np.ndarray | None = None  # exact rows; None once the graph serves the namespace
         if matrix is not None:
@@ -71,7 +74,11 @@ class _NamespaceVectors:
         return GRAPH if self.graph is not None else BUILDING if self.building else EXACT
 
     def supersede(self, memory_id: str, successor_id: str) -> None:
+        before = self.superseded.get(memory_id)
+        if before is not None and memory_id in self.predecessors.get(before, ()):
+            self.predecessors[before].remove(memory_id)
         self.superseded[memory_id] = successor_id
+        self.predecessors.setdefault(successor_id, []).append(memory_id)
         position = self.position.get(memory_id)
         if position is not None:
             self.current[position] = False
@@ -211,11 +218,10 @@ class VectorIndex:
                 vectors.supersede(memory_id, successor_id)
 
     def earlier_versions(self, namespace: str, memory_id: str) -> list[str]:
-        """The memories this one superseded directly. A scan of the namespace's supersession links, which the update
-        check makes for the few change-worded memories among a text's candidates."""
+        """The memories this one superseded directly."""
         vectors = self._namespace(namespace)
         with vectors.lock:
-            return [old for old, successor in vectors.superseded.items() if successor == memory_id]
+            return list(vectors.predecessors.get(memory_id, ()))
 
     def current_version(self, namespace: str, memory_id: str, max_steps: int = 16) -> str:
         """The end of the memory's chain of successors (the memory itself when it is current)."""
