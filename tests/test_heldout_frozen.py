@@ -69,6 +69,8 @@ FROZEN = {
     "heldout_15/relation_pairs_test_15.jsonl": "ff1ee466b877d8a66dafff0e013dc84eb7a09c87b2105d368e37de955c484de5",
     # Session 24: a fresh helper, the timelines blocks of v13-v15, frozen unscored and unread after v15 was scored.
     "heldout_16/timelines_test_16.jsonl": "48a52d8ddb15120f271a16e578f2d0433ca3e818a5781988a9c1410bb1729e76",
+    # Session 25: a fresh helper, the same blocks, frozen unscored and unread after v16 was scored.
+    "heldout_17/timelines_test_17.jsonl": "ee66ffeb2698066bf575f82caba52904b86ef376c78569374dbaba748369dce5",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
