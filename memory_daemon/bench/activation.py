@@ -34,15 +34,19 @@ def _analysis_samples(client, count: int, distinct: bool = False) -> tuple[list[
 NEIGHBOURS = 8  # memories stored close to each bench message, so dedup reads eight pairs with the relation model
 
 
-def _store_neighbours(client) -> int:
-    """Eight memories a little different from each bench message (another service named), imported so that none is
-    merged, and read for updates before the analyses start (a memory still queued for that is no dedup candidate).
-    The check links some of them as versions of each other; returns how many stay current."""
-    records = [{"id": f"near-{i}-{k}", "text": f"{message} (for service-{k})"}
-               for i, message in enumerate(BENCH_MESSAGES) for k in range(NEIGHBOURS)]
+def _import_checked(client, records: list[dict]) -> int:
+    """Import the records (at most 1,000, one export page) and wait until each is read for updates: a memory still
+    queued for that is no dedup candidate. The check links some as versions of others; returns how many stay current."""
     client.import_records(records)
     client.wait_for_update_checks(600)
     return sum(1 for m in client.export_memories(limit=len(records)).memories if not m.superseded_by)
+
+
+def _store_neighbours(client) -> int:
+    """Eight memories a little different from each bench message (another service named), imported so that none is
+    merged; returns how many stay current after the import's update check."""
+    return _import_checked(client, [{"id": f"near-{i}-{k}", "text": f"{message} (for service-{k})"}
+                                    for i, message in enumerate(BENCH_MESSAGES) for k in range(NEIGHBOURS)])
 
 
 TOPICAL_SUBJECTS = ("billing-api", "search-indexer", "auth-gateway", "payments-worker", "report-builder",
@@ -118,9 +122,7 @@ def bench_activation(quick: bool) -> int:
             rss = max(rss, rss_mb(daemon.process.pid))
         stored, changes = topical_namespace(4)
         with daemon.client("bench-topical") as client:
-            client.import_records({"id": f"topic-{i}", "text": text} for i, text in enumerate(stored))
-            client.wait_for_update_checks(600)
-            topical_current = sum(1 for m in client.export_memories(limit=len(stored)).memories if not m.superseded_by)
+            topical_current = _import_checked(client, [{"id": f"topic-{i}", "text": t} for i, t in enumerate(stored)])
             topical_ms = []
             for change in changes:
                 started = time.perf_counter()
