@@ -71,6 +71,8 @@ FROZEN = {
     "heldout_16/timelines_test_16.jsonl": "48a52d8ddb15120f271a16e578f2d0433ca3e818a5781988a9c1410bb1729e76",
     # Session 25: a fresh helper, the same blocks, frozen unscored and unread after v16 was scored.
     "heldout_17/timelines_test_17.jsonl": "ee66ffeb2698066bf575f82caba52904b86ef376c78569374dbaba748369dce5",
+    # Session 27: a fresh helper, the same blocks, frozen unscored and unread before variant H is judged on it.
+    "heldout_18/timelines_test_18.jsonl": "7821749cdc2595311298a6c1d0adb382fe02efeef4efeb40131bb3691742d358",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
