@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from preprocessing.dedup import (
-    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, announces_change, same_words,
-    states_a_new_number,
+    DedupAction, DedupCandidate, DeduplicationChecker, DedupVerdict, announces_change, names_other_instance,
+    same_words, states_a_new_number,
 )
 
 from preprocessing.relation_model import Relation
@@ -60,7 +60,8 @@ class RelationJudge:
     def __init__(self, model: RelationModel, floor: float = CANDIDATE_FLOOR, max_pairs: int = MAX_PAIRS,
                  overrule_numbers: bool = True, guard_changed_memories: bool = True,
                  states_change: Callable[[str], bool] = announces_change,
-                 worded_as_change: Callable[[str], bool] = announces_change) -> None:
+                 worded_as_change: Callable[[str], bool] = announces_change,
+                 names_other_holder: Callable[[str, str], bool] | None = None) -> None:
         self.model = model
         self.floor = floor
         self.max_pairs = max_pairs
@@ -68,6 +69,8 @@ class RelationJudge:
         self.guard_changed_memories = guard_changed_memories  # off: an UPDATE of a change-worded memory stands
         self.states_change = states_change  # does a new text say it changes something (the intent model, or rules)
         self.worded_as_change = worded_as_change  # is a memory a statement of change (the rules, with the intent model)
+        # (memory, new text) -> does the new text state its fact of another holder (holders.HolderReader; None: unread)
+        self.names_other_holder = names_other_holder
         self._read: OrderedDict[tuple[str, str], Relation] = OrderedDict()
         self._lock = threading.Lock()
         self._rules = DeduplicationChecker()
@@ -99,13 +102,23 @@ class RelationJudge:
         return [self._checked(JudgedPair(c, known[pair]), new_text) for c, pair in zip(close, pairs, strict=True)]
 
     def _checked(self, pair: JudgedPair, new_text: str) -> JudgedPair:
-        """The model's reading, unless one of two checks overrules it. A memory worded as a change is not retired by a
+        """The model's reading, unless one of three checks overrules it. An update of another instance or holder of the
+        fact is none (below). A memory worded as a change is not retired by a
         statement that says no change (below). And a merge must not lose a value: the model can read "runs on Python
         3.9" and "… 3.10" as one statement (it sees digits poorly), so a DUPLICATE, or an UPDATE it is not sure of,
         whose new text writes a number in digits that the memory does not hold goes to the rules, which compare
         numbers, versions and times (an UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same
         numbers in words ("forty thousand", "half past nine") stays the model's."""
         relation = pair.relation
+        if relation.label in UPDATES and (names_other_instance(new_text, pair.candidate.text) or (
+                self.names_other_holder is not None and self.names_other_holder(pair.candidate.text, new_text))):
+            # The model reads a change of the same attribute for another environment or holder as an update, with
+            # confidence 0.99-1.00, however many such pairs it was trained on ("cut the sandbox limit to 100 req per
+            # min" after "Production API rate limit: 1,000 requests per minute"; "theo's allergy retest came back
+            # clear" after "I'm allergic to penicillin"): it would retire the user's own, unchanged fact.
+            return JudgedPair(pair.candidate, Relation("COMPATIBLE", relation.probabilities.get("COMPATIBLE", 0.0),
+                                                       relation.probabilities),
+                              f"{relation.label} overruled: the new text is about another instance or holder")
         if self.guard_changed_memories and relation.label == "UPDATE" and self.worded_as_change(pair.candidate.text) \
                 and not self.states_change(new_text) and not self.updates_an_earlier_version(pair.candidate, new_text):
             # The model's one known systematic error: after a memory worded as a change or a correction ("Correction:
@@ -215,8 +228,10 @@ def verdict_of(judged: Sequence[JudgedPair], closest: float) -> DedupVerdict:
     if not judged:
         return DedupVerdict(DedupAction.NEW, None, closest, (f"no memory within cosine {CANDIDATE_FLOOR:.2f}",))
     best = max(judged, key=lambda p: p.candidate.similarity)
-    return DedupVerdict(DedupAction.NEW, None, best.candidate.similarity,
-                        (f"closest memory is {best.relation.label} ({best.relation.confidence:.2f})",))
+    said = f"closest memory: relation model {best.overruled}" if best.overruled else \
+        f"closest memory is {best.relation.label} ({best.relation.confidence:.2f})"
+    # The closest memory's label says the model decided (the save then asks no rule whether the text updates one).
+    return DedupVerdict(DedupAction.NEW, None, best.candidate.similarity, (said,), best.relation.label)
 
 
 def is_version(pair: JudgedPair) -> bool:

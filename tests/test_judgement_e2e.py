@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture(scope="module")
 def daemon(module_daemon):
-    """One daemon for the four tests on the shipped models, each in its own namespace; the two on broken models
+    """One daemon for the tests on the shipped models, each in its own namespace; the two on broken models
     start their own."""
     return module_daemon
 
@@ -80,6 +80,19 @@ async def test_a_partial_update_keeps_the_unchanged_part_answerable(daemon):
         ios = payload(await host.call_tool("search_memory", {"query": "what language is the iOS app written in?"}))
         assert old["id"] in [h["memory"]["id"] for h in ios["hits"]]
         assert not next(h for h in ios["hits"] if h["memory"]["id"] == old["id"])["memory"].get("superseded_by")
+
+
+async def test_another_holders_change_leaves_the_users_own_fact_current(daemon):
+    # The relation model reads the second text as an update of the first (1.00); the judge overrules it.
+    async with mcp_session(daemon.address, "judge-holder") as host:
+        own = payload(await host.call_tool("save_memory", {"content": "I'm allergic to shellfish."}))["memory"]
+        other = payload(await host.call_tool("save_memory", {
+            "content": "priya's allergy retest came back clear, no shellfish allergy anymore"}))
+        assert other["superseded_memories"] == [] and other["deduplication"]["action"] == "NEW"
+        assert any("another instance or holder" in r for r in other["deduplication"]["reasons"])
+        found = payload(await host.call_tool("search_memory", {"query": "which seafood am I allergic to?"}))
+        mine = next(h["memory"] for h in found["hits"] if h["memory"]["id"] == own["id"])
+        assert not mine.get("superseded_by")
 
 
 async def test_a_corrupt_relation_model_degrades_only_dedup(workdir):

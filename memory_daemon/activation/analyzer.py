@@ -23,6 +23,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import leans_on_context
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
+from preprocessing.holders import HolderReader
 from preprocessing.triples import FactTriple
 from preprocessing.importance import ImportanceScorer
 from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
@@ -159,8 +160,12 @@ class ActivationPipeline:
                                            lambda: RelationModel.load(threads=RELATION_THREADS))
                 if status.ok:
                     status.sha256 = manifest_digest(RELATION_MODEL, "model_int8.onnx")
+                    extractor = self.extractor
+                    holders = HolderReader(lambda text: extractor.nlp(extractor.bounded_doc(text))) \
+                        if extractor is not None else None
                     self.dedup = RelationJudge(model, states_change=self.states_change,
-                                               worded_as_change=self.worded_as_change)
+                                               worded_as_change=self.worded_as_change,
+                                               names_other_holder=holders.names_other_holder if holders else None)
                 else:
                     status.detail += "; duplicates and updates come from the cosine-and-word-rule fallback"
                 self.statuses.append(status)

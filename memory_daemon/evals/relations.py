@@ -112,13 +112,18 @@ def _meets(name: str, value: float | None) -> str:
 
 
 def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
-    """score() of each named pair file, with the shipped relation model, the rule fallback and the encoder."""
+    """score() of each named pair file, with the shipped relation model (through the judge's overrules, as the daemon
+    reads pairs), the rule fallback and the encoder."""
     from preprocessing.encoder import SentenceEncoder
+    from preprocessing.entities import EntityExtractor
+    from preprocessing.holders import HolderReader
     from preprocessing.relation_dedup import RelationJudge
     from preprocessing.relation_model import RelationModel
 
-    judge, rules, encoder = RelationJudge(RelationModel.load(threads=2)), DeduplicationChecker(), \
-        SentenceEncoder.from_registry()
+    extractor = EntityExtractor.load()
+    holders = HolderReader(lambda text: extractor.nlp(extractor.bounded_doc(text)))
+    judge = RelationJudge(RelationModel.load(threads=2), names_other_holder=holders.names_other_holder)
+    rules, encoder = DeduplicationChecker(), SentenceEncoder.from_registry()
     return {name: score(path, judge, rules, encoder) for name, path in named}
 
 

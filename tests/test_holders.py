@@ -1,0 +1,81 @@
+"""Whose fact a statement states, from the real spaCy parse, and the relation judge's overrule of another holder's
+update (the real relation model reads the pairs below as updates, 0.99-1.00). No text here is in a training file."""
+
+from __future__ import annotations
+
+import pytest
+
+from preprocessing.dedup import DedupAction, DedupCandidate
+from preprocessing.entities import EntityExtractor
+from preprocessing.holders import HolderReader
+from preprocessing.relation_dedup import RelationJudge
+from preprocessing.relation_model import RelationModel
+
+OWN_ALLERGY = "I'm allergic to shellfish."
+FRIENDS_RETEST = "priya's allergy retest came back clear, no shellfish allergy anymore"
+OWN_TEAMS_REGION = "My team's jobs deploy to region eu-west."
+OTHER_TEAMS_MOVE = "platform team moved their deploys to us-central"
+
+
+@pytest.fixture(scope="module")
+def reader():
+    extractor = EntityExtractor.load()
+    return HolderReader(lambda text: extractor.nlp(extractor.bounded_doc(text)))
+
+
+@pytest.fixture(scope="module")
+def judges(reader):
+    model = RelationModel.load(threads=1)
+    return RelationJudge(model), RelationJudge(model, names_other_holder=reader.names_other_holder)
+
+
+def test_possessors_and_named_groups_are_holders_and_time_is_not(reader):
+    assert reader.holders("Lena's gym plan went up to 45 a month").others == {"lena"}
+    assert reader.holders("the data team moved their standup to 10:00").others == {"data team"}
+    assert reader.holders("I get three months' notice").others == frozenset()
+    own = reader.holders("Our team's standup is at 9:30")
+    assert own.first_person and own.others == frozenset()
+
+
+@pytest.mark.parametrize("memory, new_text", [
+    (OWN_ALLERGY, FRIENDS_RETEST),
+    (OWN_TEAMS_REGION, OTHER_TEAMS_MOVE),
+    ("The Quarry team's code reviews happen on Mondays.", "The Heron team moved their code reviews to Thursdays."),
+])
+def test_another_holders_change_is_named_as_such(reader, memory, new_text):
+    assert reader.names_other_holder(memory, new_text)
+
+
+@pytest.mark.parametrize("memory, new_text", [
+    # the user's own change, a change that names the same holder, and a holder that is the new value
+    (OWN_TEAMS_REGION, "We moved our deploys to us-central."),
+    ("Priya's allergy clinic is at Elm Street.", "priya's allergy clinic moved to Dock Road"),
+    ("The Ledger service is owned by the Quarry team.", "ledger svc ownership moved to the heron team"),
+    ("My manager is Ines Ortega.", "Ines left; my manager is now Pavel Novak."),
+])
+def test_the_same_holder_or_a_new_value_is_not_another_holder(reader, memory, new_text):
+    assert not reader.names_other_holder(memory, new_text)
+
+
+@pytest.mark.parametrize("memory, new_text", [(OWN_ALLERGY, FRIENDS_RETEST), (OWN_TEAMS_REGION, OTHER_TEAMS_MOVE)])
+def test_the_judge_keeps_the_users_fact_beside_another_holders_change(judges, memory, new_text):
+    plain, with_holders = judges
+    candidates = [DedupCandidate("m1", memory, 0.6)]
+    assert plain.judge(new_text, candidates)[0].relation.label == "UPDATE"  # the model's error this overrules
+    verdict = with_holders.check(new_text, candidates)
+    assert verdict.action == DedupAction.NEW
+    assert any("overruled: the new text is about another instance or holder" in r for r in verdict.reasons)
+
+
+def test_the_judge_still_reads_the_users_own_change_as_an_update(judges):
+    _, with_holders = judges
+    verdict = with_holders.check("We moved our deploys to us-central.", [DedupCandidate("m1", OWN_TEAMS_REGION, 0.6)])
+    assert verdict.action == DedupAction.UPDATE_CANDIDATE and verdict.memory_id == "m1"
+
+
+def test_another_environments_change_is_overruled_without_the_parser(judges):
+    plain, _ = judges
+    verdict = plain.check("lowered the sandbox cache TTL to 30 secs",
+                          [DedupCandidate("m1", "Production cache TTL is 300 seconds.", 0.6)])
+    assert verdict.action == DedupAction.NEW
+    assert any("another instance or holder" in r for r in verdict.reasons)
