@@ -22,6 +22,7 @@ RULER_NAME = "technology_ruler"
 # Nothing here reads lemmas. The tagger and attribute_ruler give the POS that the
 # ambiguity rules and noun-chunk trimming use, and the parser gives noun chunks.
 EXCLUDED_COMPONENTS = ("lemmatizer",)
+ENTITY_STAGES = (RULER_NAME, "ner")  # what a parse alone (EntityExtractor.parsed) leaves out
 BATCH_SIZE = 64
 # No English suffix rule of spaCy's spans more than a few characters; looking only at a token's end keeps each
 # step of its affix peeling constant-time instead of linear in the token.
@@ -241,6 +242,10 @@ class EntityExtractor:
         (bounds.short_words): its offsets are the text's, and its cost is linear and capped."""
         doc = self._nlp.make_doc(short_words(text_prefix(text, PARSE_CHARS)))
         return doc[:PARSE_TOKENS].as_doc() if len(doc) > PARSE_TOKENS else doc
+
+    def parsed(self, text: str):
+        """The tagged and parsed (spaCy Doc) prefix the pipeline reads, without the entity stages."""
+        return self._nlp(self.bounded_doc(text), disable=ENTITY_STAGES)
 
     def extract(self, text: str) -> list[Entity]:
         return list(self.analyze(text).entities)

@@ -12,40 +12,68 @@ FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 # Nouns that name a group as the holder of a fact ("the platform team's standup", "the Quince team moved their
 # triage", "Ormsby's Eastport subsidiary moved its deadline"). Not "branch" or "office": those are as often the value.
 GROUP_NOUNS = frozenset("team squad department dept subsidiary".split())
+# People the user names by their relation to the user: "my sister's dentist" is the sister's, not the user's.
+PEOPLE_NOUNS = frozenset("mum mom mother dad father parents sister brother son daughter wife husband partner girlfriend "
+                         "boyfriend nephew niece cousin aunt uncle grandma grandpa grandmother grandfather neighbour "
+                         "neighbor kid kids child children boss colleague coworker friend flatmate roommate "
+                         "landlord".split())
 # A possessive of time or quantity states no holder ("three months' notice", "today's build").
 TIME_NOUNS = frozenset("second seconds minute minutes hour hours day days week weeks month months year years today "
                        "tonight tomorrow yesterday".split())
 SUBJECT_ROLES = ("nsubj", "nsubjpass", "poss")
+# What may stand between a possessive's marker and the noun it possesses ("Theo's new swimming lessons").
+NOUN_PHRASE_TAGS = frozenset("JJ JJR JJS NN NNS NNP NNPS CD VBG HYPH".split())
 # Only a text with a possessive or a group noun can name another holder: the others are not parsed.
 _MAY_NAME_A_HOLDER = re.compile(r"\w(?:'s|’s|s'|s’)\W|\b(?:" + "|".join(sorted(GROUP_NOUNS)) + r")\b", re.I)
+_FIRST_PERSON_WORD = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON)) + r")\b(?!-)", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
-REMEMBERED_TEXTS = 4096
+REMEMBERED_TEXTS = 16384
 
 
 @dataclass(frozen=True)
 class Holders:
     first_person: bool  # the user speaks of their own ("I", "my", "our")
-    others: frozenset[str]  # named holders: a possessor ("theo", "the platform team"), a named group ("quince team")
+    others: frozenset[str]  # named holders: a possessor ("theo", "platform team"), a named group ("quince team")
+
+
+NO_HOLDERS = Holders(False, frozenset())
 
 
 def read_holders(doc) -> Holders:
     """The holders a parsed text (a spaCy Doc) names."""
-    first = any(_first_person(t) for t in doc)
+    mine = {t.i for t in doc if _first_person(t)}
     others: set[str] = set()
     for token in doc:
-        if token.dep_ == "poss" and token.tag_ not in ("PRP", "PRP$") and token.head.pos_ in ("NOUN", "PROPN") \
-                and any(child.tag_ == "POS" for child in token.children) and token.lower_ not in TIME_NOUNS \
-                and not any(child.lower_ in FIRST_PERSON for child in token.children):  # "our team's": the user's
+        if _possessor(token):
+            owned_by_user = [c for c in token.children if c.i in mine]
+            if owned_by_user and token.lower_ not in PEOPLE_NOUNS:
+                continue  # "our team's standup" is the user's
+            mine -= {c.i for c in owned_by_user}  # "my sister's dentist" is the sister's
             # The possessor and the names compounded with it ("the platform team's"), not the whole subtree: a
             # parse error there can hang a verb on it ("Switched Marlow's formatter").
-            words = [c.lower_ for c in token.children if c.dep_ == "compound" and c.i < token.i] + [token.lower_]
-            if words and not FIRST_PERSON & set(words):
-                others.add(" ".join(words))
+            others.add(" ".join([c.lower_ for c in token.children if c.dep_ == "compound" and c.i < token.i]
+                                + [token.lower_]))
         elif token.lower_ in GROUP_NOUNS and token.dep_ in SUBJECT_ROLES:
             modifiers = [c.lower_ for c in token.children if c.dep_ in ("compound", "amod", "nmod")]
             if modifiers and not FIRST_PERSON & set(modifiers):
                 others.add(" ".join([*modifiers, token.lower_]))
-    return Holders(first, frozenset(others))
+    return Holders(bool(mine), frozenset(others))
+
+
+def _possessor(token) -> bool:
+    """A noun in the possessive that owns a noun after it: "Theo's swimming lessons", not the contraction of "is" the
+    parser can take for one ("knee's complaining", "Renovation's done, …", "Jonah's a good lead")."""
+    if token.dep_ != "poss" or token.tag_ in ("PRP", "PRP$") or token.lower_ in TIME_NOUNS:
+        return False
+    marker = next((c for c in token.children if c.tag_ == "POS"), None)
+    owned = token.head
+    if marker is None or owned.pos_ not in ("NOUN", "PROPN") or owned.i <= marker.i:
+        return False
+    if owned.lower_.endswith("ing") and owned.i == marker.i + 1:
+        after = token.doc[owned.i + 1] if owned.i + 1 < len(token.doc) else None
+        if owned.dep_ == "ROOT" or after is None or after.is_punct or after.tag_ in ("RB", "IN", "RP", "TO"):
+            return False  # "knee's complaining, so…", "Jonah's leaving on Friday": a verb the tagger read as a noun
+    return all(t.tag_ in NOUN_PHRASE_TAGS and t.dep_ != "punct" for t in token.doc[marker.i + 1:owned.i])
 
 
 def _first_person(token) -> bool:
@@ -54,8 +82,29 @@ def _first_person(token) -> bool:
     return token.lower_ in FIRST_PERSON and not glued
 
 
+def may_name_a_holder(text: str) -> bool:
+    """Whether the text has a possessive or a group noun: only such a text can name a holder of its own."""
+    return bool(_MAY_NAME_A_HOLDER.search(text + " "))
+
+
+def speaks_of_the_user(text: str) -> bool:
+    """The text has a first-person word (without a parse; "us-east" is not one)."""
+    return bool(_FIRST_PERSON_WORD.search(text))
+
+
+def holders_differ(first_text: str, first: Holders, second_text: str, second: Holders) -> bool:
+    """The second text states its fact of a holder the first does not name, and the first is the user's own (the
+    second does not speak of the user), or of a holder the second does not name."""
+    first_words, second_words = set(_WORD.findall(first_text.lower())), set(_WORD.findall(second_text.lower()))
+    if all(set(_WORD.findall(h)) <= first_words for h in second.others):
+        return False
+    if first.first_person and not second.first_person:
+        return True
+    return any(not set(_WORD.findall(h)) <= second_words for h in first.others)
+
+
 class HolderReader:
-    """text -> Holders, through a spaCy pipeline, remembering the texts it read (a memory meets many new texts)."""
+    """text -> Holders, through a spaCy parse, remembering the texts it read (a memory meets many new texts)."""
 
     def __init__(self, parse: Callable[[str], object]) -> None:
         self._parse = parse
@@ -63,6 +112,9 @@ class HolderReader:
         self._lock = threading.Lock()
 
     def holders(self, text: str) -> Holders:
+        """The text's holders; a text without a possessive or a group noun is not parsed."""
+        if not may_name_a_holder(text):
+            return Holders(speaks_of_the_user(text), frozenset())
         with self._lock:
             known = self._read.get(text)
         if known is not None:
@@ -75,18 +127,10 @@ class HolderReader:
         return read
 
     def names_other_holder(self, existing: str, new_text: str) -> bool:
-        """The new text states its fact of a holder the memory does not name, and the memory's fact is the user's own
-        (the new text does not speak of the user), or of a holder the new text does not name: "theo's allergy retest
-        came back clear" does not update "I'm allergic to penicillin", nor "the platform team moved their deploys to
-        ap-south" "my team's services deploy to us-east"."""
-        if not _MAY_NAME_A_HOLDER.search(new_text + " "):
+        """Whether the new text states its fact of another holder than the memory: "theo's allergy retest came back
+        clear" does not update "I'm allergic to penicillin", nor "the platform team moved their deploys to ap-south"
+        "my team's services deploy to us-east"."""
+        if not may_name_a_holder(new_text):
             return False
         new = self.holders(new_text)
-        existing_words, new_words = set(_WORD.findall(existing.lower())), set(_WORD.findall(new_text.lower()))
-        only_new = {h for h in new.others if not set(_WORD.findall(h)) <= existing_words}
-        if not only_new:
-            return False
-        old = self.holders(existing)
-        if old.first_person and not new.first_person:
-            return True
-        return any(not set(_WORD.findall(h)) <= new_words for h in old.others)
+        return bool(new.others) and holders_differ(existing, self.holders(existing), new_text, new)

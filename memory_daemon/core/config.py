@@ -107,6 +107,10 @@ class RetrievalSettings(BaseModel):
     # latency (README, Retrieval); 5 is the depth it was measured at, and 1 reads nothing (one hit has no order).
     rerank_depth: int = Field(0, ge=0, le=50)
     rerank_weight: float = Field(0.02, ge=0.0)
+    # Of this many best current hits, one that states its fact of another holder than the query's ("The platform
+    # team's standup moved to 10:15" for "what time is my standup?") keeps holder_factor of its fused score (1: off).
+    holder_depth: int = Field(5, ge=0, le=50)
+    holder_factor: float = Field(0.5, ge=0.0, le=1.0)
     working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
 
     @model_validator(mode="before")

@@ -121,7 +121,7 @@ def score_sets(named: list[tuple[str, Path]]) -> dict[str, dict]:
     from preprocessing.relation_model import RelationModel
 
     extractor = EntityExtractor.load()
-    holders = HolderReader(lambda text: extractor.nlp(extractor.bounded_doc(text)))
+    holders = HolderReader(extractor.parsed)
     judge = RelationJudge(RelationModel.load(threads=2), names_other_holder=holders.names_other_holder)
     rules, encoder = DeduplicationChecker(), SentenceEncoder.from_registry()
     return {name: score(path, judge, rules, encoder) for name, path in named}
