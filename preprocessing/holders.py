@@ -36,9 +36,6 @@ class Holders:
     others: frozenset[str]  # named holders: a possessor ("theo", "platform team"), a named group ("quince team")
 
 
-NO_HOLDERS = Holders(False, frozenset())
-
-
 def read_holders(doc) -> Holders:
     """The holders a parsed text (a spaCy Doc) names."""
     mine = {t.i for t in doc if _first_person(t)}

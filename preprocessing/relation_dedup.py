@@ -102,13 +102,13 @@ class RelationJudge:
         return [self._checked(JudgedPair(c, known[pair]), new_text) for c, pair in zip(close, pairs, strict=True)]
 
     def _checked(self, pair: JudgedPair, new_text: str) -> JudgedPair:
-        """The model's reading, unless one of three checks overrules it. An update of another instance or holder of the
-        fact is none (below). A memory worded as a change is not retired by a
-        statement that says no change (below). And a merge must not lose a value: the model can read "runs on Python
-        3.9" and "… 3.10" as one statement (it sees digits poorly), so a DUPLICATE, or an UPDATE it is not sure of,
-        whose new text writes a number in digits that the memory does not hold goes to the rules, which compare
-        numbers, versions and times (an UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same
-        numbers in words ("forty thousand", "half past nine") stays the model's."""
+        """The model's reading, unless one of three checks overrules it. An update of another environment's or holder's
+        fact is none (below). A memory worded as a change is not retired by a statement that says no change (below).
+        And a merge must not lose a value: the model can read "runs on Python 3.9" and "… 3.10" as one statement (it
+        sees digits poorly), so a DUPLICATE, or an UPDATE it is not sure of, whose new text writes a number in digits
+        that the memory does not hold goes to the rules, which compare numbers, versions and times (an
+        UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same numbers in words ("forty thousand",
+        "half past nine") stays the model's."""
         relation = pair.relation
         if relation.label in UPDATES and (names_other_instance(new_text, pair.candidate.text) or (
                 self.names_other_holder is not None and self.names_other_holder(pair.candidate.text, new_text))):
