@@ -73,6 +73,8 @@ FROZEN = {
     "heldout_17/timelines_test_17.jsonl": "ee66ffeb2698066bf575f82caba52904b86ef376c78569374dbaba748369dce5",
     # Session 27: a fresh helper, the same blocks, frozen unscored and unread before variant H is judged on it.
     "heldout_18/timelines_test_18.jsonl": "7821749cdc2595311298a6c1d0adb382fe02efeef4efeb40131bb3691742d358",
+    # Session 27: another fresh helper, the same blocks, frozen unscored and unread before variant H2 is judged on it.
+    "heldout_19/timelines_test_19.jsonl": "b1a3109d4fc01bcf65c82317c39700a878d660f8370a407480b5bd41272a1544",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
