@@ -75,6 +75,8 @@ FROZEN = {
     "heldout_18/timelines_test_18.jsonl": "7821749cdc2595311298a6c1d0adb382fe02efeef4efeb40131bb3691742d358",
     # Session 27: another fresh helper, the same blocks, frozen unscored and unread before variant H2 is judged on it.
     "heldout_19/timelines_test_19.jsonl": "b1a3109d4fc01bcf65c82317c39700a878d660f8370a407480b5bd41272a1544",
+    # Session 27: a third fresh helper (v19's brief), frozen unscored and unread for the next candidate.
+    "heldout_20/timelines_test_20.jsonl": "192d8939b2337daff53aad4e0281a4410943616fd93a6846d58c45fd8be51530",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
