@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 # Nouns that name a group as the holder of a fact ("the platform team's standup", "the Quince team moved their
@@ -104,30 +103,17 @@ class HolderReader:
     """text -> Holders, through a spaCy parse, remembering the texts it read (a memory meets many new texts)."""
 
     def __init__(self, parse: Callable[[str], object]) -> None:
-        self._parse = parse
-        self._read: OrderedDict[str, Holders] = OrderedDict()
-        self._lock = threading.Lock()
+        self._parsed = lru_cache(maxsize=REMEMBERED_TEXTS)(lambda text: read_holders(parse(text)))
 
     def holders(self, text: str) -> Holders:
         """The text's holders; a text without a possessive or a group noun is not parsed."""
         if not may_name_a_holder(text):
             return Holders(speaks_of_the_user(text), frozenset())
-        with self._lock:
-            known = self._read.get(text)
-        if known is not None:
-            return known
-        read = read_holders(self._parse(text))
-        with self._lock:
-            self._read[text] = read
-            while len(self._read) > REMEMBERED_TEXTS:
-                self._read.popitem(last=False)
-        return read
+        return self._parsed(text)
 
     def names_other_holder(self, existing: str, new_text: str) -> bool:
         """Whether the new text states its fact of another holder than the memory: "theo's allergy retest came back
         clear" does not update "I'm allergic to penicillin", nor "the platform team moved their deploys to ap-south"
         "my team's services deploy to us-east"."""
-        if not may_name_a_holder(new_text):
-            return False
         new = self.holders(new_text)
         return bool(new.others) and holders_differ(existing, self.holders(existing), new_text, new)
