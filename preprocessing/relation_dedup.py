@@ -119,16 +119,17 @@ class RelationJudge:
             return JudgedPair(pair.candidate, Relation("COMPATIBLE", relation.probabilities.get("COMPATIBLE", 0.0),
                                                        relation.probabilities),
                               f"{relation.label} overruled: the new text is about another instance or holder")
-        if self.guard_changed_memories and relation.label == "UPDATE" and self.worded_as_change(pair.candidate.text) \
+        if self.guard_changed_memories and relation.label == "UPDATE" and self.is_a_change(pair.candidate) \
                 and not self.states_change(new_text) and not self.updates_an_earlier_version(pair.candidate, new_text):
-            # The model's one known systematic error: after a memory worded as a change or a correction ("Correction:
-            # Sara's birthday is actually 21 May"), it reads any later statement on the subject ("Sara likes dark
-            # chocolate") as an update, with confidence 1.00. Such a pair keeps both memories unless the new text
-            # says it changes something too ("the build image went from Node 20 to 22"), or it is the next step of
-            # the change's chain (updates_an_earlier_version).
+            # The model's one known systematic error: after a memory that is a change or a correction ("Correction:
+            # Sara's birthday is actually 21 May", "Scaled it up to 8"), it reads any later statement on the subject
+            # ("Sara likes dark chocolate", "worker memory limit is 1 GiB per pod") as an update, with confidence
+            # 0.87-1.00. Such a pair keeps both memories unless the new text says it changes something too ("the
+            # build image went from Node 20 to 22"), or it is the next step of the change's chain
+            # (updates_an_earlier_version).
             return JudgedPair(pair.candidate, Relation("COMPATIBLE", relation.probabilities.get("COMPATIBLE", 0.0),
                                                        relation.probabilities),
-                              "UPDATE overruled: the memory is worded as a change and the new text is not")
+                              "UPDATE overruled: the memory is a change and the new text states none")
         unsure_update = relation.label == "UPDATE" and relation.confidence < SURE_UPDATE
         if not self.overrule_numbers or not (relation.label == "DUPLICATE" or unsure_update) \
                 or not states_a_new_number(new_text, pair.candidate.text):
@@ -138,6 +139,11 @@ class RelationJudge:
         return JudgedPair(pair.candidate, Relation(label, relation.probabilities.get(label, 0.0) if label != "UPDATE"
                                                    else 1.0, relation.probabilities),
                           f"{relation.label} overruled, numbers differ; the rules read it as {verdict.action.value}")
+
+    def is_a_change(self, memory: DedupCandidate) -> bool:
+        """Whether a stored memory states a change: it superseded or revised another (`memory.earlier`, which the
+        store knows whatever its words: "sorry, wrong box: …", "Halved that today"), or it is worded as one."""
+        return bool(memory.earlier) or self.worded_as_change(memory.text)
 
     def updates_an_earlier_version(self, changed: DedupCandidate, new_text: str) -> bool:
         """Whether the new text is a sure UPDATE, read alone, of one of the change-worded memory's earlier versions

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
-from conftest import Daemon, mcp_session
+from conftest import CORTEXD, Daemon, mcp_session
 from preprocessing.registry import models_dir
 
 pytestmark = pytest.mark.anyio
@@ -104,6 +105,28 @@ async def test_the_users_own_fact_comes_before_another_holders_look_alike(daemon
             "content": "The platform team's sprint retro moved to Thursday mornings this month."}))
         found = payload(await host.call_tool("search_memory", {"query": "when is my sprint retro these days?"}))
         assert found["hits"][0]["memory"]["id"] == mine["id"]
+
+
+async def test_an_imported_change_without_a_change_word_stays_current_beside_a_later_remark(daemon, tmp_path):
+    # "Halved that this week" replaces the timeout (an update that names no subject). The relation model reads the
+    # later remark as an update of it (0.99), as it does after any change; the store knows it is one, so it stays.
+    source = tmp_path / "brisk.jsonl"
+    source.write_text(
+        '{"id": "timeout", "text": "The Brisk scheduler keeps a 20 minute job timeout.", '
+        '"timestamp": "2025-04-02T09:00:00Z"}\n'
+        '{"id": "halved", "text": "Halved that this week, the ops review wanted it stricter.", '
+        '"timestamp": "2025-05-14T16:00:00Z"}\n'
+        '{"id": "remark", "text": "Brisk scheduler sends a warning email five minutes before a job is killed.", '
+        '"timestamp": "2025-05-14T16:05:00Z"}\n')
+    done = subprocess.run([*CORTEXD, "import", str(source), "--wait", "300", "--daemon", daemon.address,
+                           "--namespace", "judge-unworded-change"], capture_output=True, text=True, timeout=360)
+    assert done.returncode == 0, done.stderr
+    async with mcp_session(daemon.address, "judge-unworded-change") as host:
+        found = payload(await host.call_tool("search_memory", {
+            "query": "how long can a Brisk job run before it is killed?", "include_history": True}))
+        stored = {h["memory"]["external_id"]: h["memory"] for h in found["hits"]}
+        assert stored["timeout"].get("superseded_by") == stored["halved"]["id"]
+        assert not stored["halved"].get("superseded_by") and not stored["remark"].get("superseded_by")
 
 
 async def test_a_corrupt_relation_model_degrades_only_dedup(workdir):

@@ -137,7 +137,7 @@ def test_a_statement_after_a_memory_worded_as_a_change_keeps_both_unless_it_says
     both unless the new text says it changes something, as the intent model or the change rules read it."""
     correction = candidate("m1", "Correction: Maya's school starts at 8:15, not 8:30.", 0.6)
     kept = judge.judge("Maya takes the bus to school on Fridays.", [correction])[0]
-    assert kept.relation.label == "COMPATIBLE" and "worded as a change" in kept.overruled
+    assert kept.relation.label == "COMPATIBLE" and "is a change" in kept.overruled
     assert judge.check("Maya takes the bus to school on Fridays.", [correction]).action != DedupAction.UPDATE_CANDIDATE
     changed = judge.judge("Maya's school moved its start to 8:00 this term.", [correction])[0]
     assert changed.relation.label in ("UPDATE", "PARTIAL_UPDATE") and not changed.overruled
@@ -161,7 +161,23 @@ def test_the_next_step_of_a_chain_updates_a_change_its_earlier_version_shows_it_
     correction = candidate("m1", "Correction: Maya's school starts at 8:15, not 8:30.", 0.6)
     kept = judge.judge("Maya takes the bus to school on Fridays.",
                        [replace(correction, earlier=("Maya's school starts at 8:30.",))])[0]
-    assert kept.relation.label == "COMPATIBLE" and "worded as a change" in kept.overruled
+    assert kept.relation.label == "COMPATIBLE" and "is a change" in kept.overruled
+
+
+def test_a_memory_that_replaced_another_is_guarded_as_a_change_whatever_its_words(judge):
+    """A change without a marker word ("Halved that this week") is known as one by what it replaced: a later remark
+    on the subject keeps it current, though the model reads the remark as its update; a real next step does not."""
+    halved = candidate("halved", "Halved that this week, the ops review wanted it stricter.", 0.5)
+    remark = "Brisk scheduler sends a warning email five minutes before a job is killed."
+    # The premise: no marker, so only what the store knows can tell it is a change; the model reads an update.
+    unknown = judge.judge(remark, [halved])[0]
+    assert unknown.relation.label == "UPDATE" and unknown.relation.confidence >= SURE_UPDATE and not unknown.overruled
+    known = replace(halved, earlier=("The Brisk scheduler keeps a 20 minute job timeout.",))
+    kept = judge.judge(remark, [known])[0]
+    assert kept.relation.label == "COMPATIBLE" and "is a change" in kept.overruled
+    assert judge.check(remark, [known]).action != DedupAction.UPDATE_CANDIDATE
+    step = judge.judge("Brisk job timeout went down again, to 5 minutes now.", [known])[0]
+    assert step.relation.label == "UPDATE" and not step.overruled
 
 
 def test_a_change_replaces_what_it_changes_and_not_the_neighbour_it_also_reads_as_changed(judge):

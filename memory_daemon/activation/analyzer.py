@@ -208,11 +208,14 @@ class ActivationPipeline:
             reading = self.intent_model.classify_with_requests_batch([text])[0].intent.intent == "UPDATE_INFO"
         except Exception:  # noqa: BLE001 - a failing intent model leaves the rules' answer
             return None
+        self._remember_update_reading(text, reading)
+        return reading
+
+    def _remember_update_reading(self, text: str, reading: bool) -> None:
         with self._recent_lock:
-            self._update_readings[key] = reading
+            self._update_readings[text[:UPDATE_READING_KEY_CHARS]] = reading
             while len(self._update_readings) > REMEMBERED_UPDATE_READINGS:
                 self._update_readings.popitem(last=False)
-        return reading
 
     def is_loaded(self) -> bool:
         """Whether the model load has finished, whatever its outcome."""
@@ -401,6 +404,9 @@ class ActivationPipeline:
 
         verdict, dedup_content = None, ""
         if settings.dedup and embedding is not None and neighbours is not None:
+            if model_intent is not None:
+                # The judge asks whether the message states a change: the model has just read it.
+                self._remember_update_reading(message, model_intent.intent == "UPDATE_INFO")
             candidates = clock.run("neighbours", lambda: list(neighbours(embedding)))
             verdict = clock.run("dedup", lambda: self.dedup.check(message, candidates))
             dedup_content = next((c.text for c in candidates if c.memory_id == verdict.memory_id), "")

@@ -457,17 +457,15 @@ class MemoryService:
 
     def _with_earlier_versions(self, namespace: str, candidates: list[DedupCandidate],
                                rows: dict[str, MemoryRow] | None = None) -> list[DedupCandidate]:
-        """Each candidate worded as a change, with the texts of its earlier versions, newest first: the memories it
-        superseded and the one it revised in part. The relation judge reads them to tell the next step of a chain
-        from another statement on the change's subject. `rows`: the candidates' rows where the caller has them."""
-        changed = [c for c in candidates if announces_change(c.text)]
-        if not changed:
-            return candidates
+        """Each candidate that is a change, with the texts of its earlier versions, newest first: the memories it
+        superseded and the one it revised in part. A memory that has them is a change whatever its words ("sorry,
+        wrong box: …", "Halved that today"); the relation judge reads them to tell the next step of a chain from
+        another statement on the change's subject. `rows`: the candidates' rows where the caller has them."""
         rows = dict(rows or {})
-        if missing := [c.memory_id for c in changed if c.memory_id not in rows]:
+        if missing := [c.memory_id for c in candidates if c.memory_id not in rows]:
             rows.update((r.id, r) for r in self._rows.get_many(missing, (namespace,)))
         earlier: dict[str, list[str]] = {}
-        for candidate in changed:
+        for candidate in candidates:
             ids = self._vectors.earlier_versions(namespace, candidate.memory_id)
             row = rows.get(candidate.memory_id)
             if row is not None and (revised := row.meta.get(PARTIAL_UPDATE_KEY)) and revised not in ids:
