@@ -66,7 +66,7 @@ class RelationJudge:
         self.floor = floor
         self.max_pairs = max_pairs
         self.overrule_numbers = overrule_numbers  # off: the model's reading stands even where a new number appears
-        self.guard_changed_memories = guard_changed_memories  # off: an UPDATE of a change-worded memory stands
+        self.guard_changed_memories = guard_changed_memories  # off: an UPDATE of a memory that is a change stands
         self.states_change = states_change  # does a new text say it changes something (the intent model, or rules)
         self.worded_as_change = worded_as_change  # is a memory a statement of change (the rules, with the intent model)
         # (memory, new text) -> does the new text state its fact of another holder (holders.HolderReader; None: unread)
@@ -146,7 +146,7 @@ class RelationJudge:
         return bool(memory.earlier) or self.worded_as_change(memory.text)
 
     def updates_an_earlier_version(self, changed: DedupCandidate, new_text: str) -> bool:
-        """Whether the new text is a sure UPDATE, read alone, of one of the change-worded memory's earlier versions
+        """Whether the new text is a sure UPDATE, read alone, of one of the changed memory's earlier versions
         (`changed.earlier`: what it superseded or revised in part) that is not worded as a change itself
         (MAX_EARLIER_READ of them, newest first): then it is the next step of that chain ("Yesterday's deploy put
         auth on Node 20" after "The auth service runs on Node 16" and "Auth service upgraded to Node 18"), not merely
