@@ -75,8 +75,11 @@ FROZEN = {
     "heldout_18/timelines_test_18.jsonl": "7821749cdc2595311298a6c1d0adb382fe02efeef4efeb40131bb3691742d358",
     # Session 27: another fresh helper, the same blocks, frozen unscored and unread before variant H2 is judged on it.
     "heldout_19/timelines_test_19.jsonl": "b1a3109d4fc01bcf65c82317c39700a878d660f8370a407480b5bd41272a1544",
-    # Session 27: a third fresh helper (v19's brief), frozen unscored and unread for the next candidate.
+    # Session 27: a third fresh helper (v19's brief), frozen unscored and unread; scored once in session 28 with I.
     "heldout_20/timelines_test_20.jsonl": "192d8939b2337daff53aad4e0281a4410943616fd93a6846d58c45fd8be51530",
+    # Session 28: a fourth fresh helper (the same brief, topics used before avoided), frozen unscored and unread for
+    # the next candidate; session 28 scored v20 with variant I.
+    "heldout_21/timelines_test_21.jsonl": "e36f78576dd43576ff8a85a46ade501b7a8e1aaed28055f79bedcae4c6cc2872",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
