@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from memory_daemon.evals.timelines import _means
+from memory_daemon.evals.timelines import MISS_CLASSES, _means, why_missed
 
 SCENARIOS = [
     {"id": "t-1", "namespace": "t-1-deploys", "kind": "change", "question": "Which day do we deploy on?",
@@ -30,6 +30,15 @@ def test_means_count_only_the_scenarios_a_score_applies_to():
     assert _means(rows) == {"current@1": 0.5, "stale_above_current": 0.0, "n": 2}
 
 
+def test_a_miss_is_put_in_the_first_class_that_applies():
+    retired_answer, lost, outdated, another = MISS_CLASSES
+    assert why_missed(["c", "s"], "c", ["s"], set()) is None
+    assert why_missed(["x", "c"], "c", ["s"], {"c"}) == retired_answer  # retired, though still found
+    assert why_missed(["x"], "c", ["s"], set()) == lost and why_missed([], "c", [], set()) == lost
+    assert why_missed(["s", "c"], "c", ["s"], {"s"}) == outdated
+    assert why_missed(["x", "c"], "c", ["s"], set()) == another
+
+
 def test_eval_timelines_scores_a_file_and_reports_every_measure(tmp_path):
     path = tmp_path / "timelines.jsonl"
     path.write_text("".join(json.dumps(s) + "\n" for s in SCENARIOS), encoding="utf-8")
@@ -48,6 +57,7 @@ def test_eval_timelines_scores_a_file_and_reports_every_measure(tmp_path):
     assert control["current retired"] == 0.0 and "neighbour retired" not in control
     assert result["measured"]["neighbour retired"] == 1 and result["measured"]["current retired"] == 2
     assert result["overall"]["context: within budget"] == 1.0
+    assert all(result["overall"][name] == 0.0 for name in MISS_CLASSES)  # both answers came first
     # Each namespace also compiles the other scenario's question: the dentist is not about deploys, and back.
     assert result["overall"]["context: foreign question given a memory"] == 0.0
 

@@ -29,6 +29,23 @@ TARGETS = {  # issue 16, on a held-out set
 NEIGHBOURS_MAY_CHANGE = ("control", "reversal")
 
 
+# Why a question's answer was not the first hit, one class a miss, first that applies: it was retired at import; it
+# was not found; an outdated version of it came first; another memory came first.
+MISS_CLASSES = ("missed: answer retired", "missed: answer not found", "missed: outdated memory first",
+                "missed: another memory first")
+
+
+def why_missed(ranked: list[str], current: str, stale: list[str], retired: set[str]) -> str | None:
+    """The miss class of a question (MISS_CLASSES), or None when its answer came first."""
+    if ranked[:1] == [current]:
+        return None
+    if current in retired:
+        return MISS_CLASSES[0]
+    if current not in ranked:
+        return MISS_CLASSES[1]
+    return MISS_CLASSES[2] if ranked[0] in stale else MISS_CLASSES[3]
+
+
 def _external_ids(memories) -> dict[str, str]:
     """memory id -> the id it was imported with."""
     return {m.id: m.external_id or m.id for m in memories}
@@ -52,6 +69,8 @@ def score_timeline(client, timeline: dict, foreign_question: str = "") -> dict[s
               "context: current in": float(current in in_context),
               "context: within budget": float(context.tokens_used <= context.max_tokens),
               "current retired": float(current in retired)}
+    missed = why_missed(ranked, current, stale, retired)
+    scores.update((name, float(name == missed)) for name in MISS_CLASSES)
     if timeline.get("kind") not in NEIGHBOURS_MAY_CHANGE:
         scores["neighbour retired"] = float(bool(retired - set(stale) - {current}))
     if foreign_question:
@@ -116,7 +135,8 @@ def print_report(result: dict) -> None:
     rows = [(name, overall.get(name), measured.get(name, 0)) for name in (
         "current@1", "stale_above_current", "context: current in", "context: superseded in",
         "context: superseded without current", "context: within budget",
-        "context: foreign question given a memory", "stale retired", "current retired", "neighbour retired")]
+        "context: foreign question given a memory", "stale retired", "current retired", "neighbour retired",
+        *MISS_CLASSES)]
     rows.insert(2, ("control current@1", control.get("current@1"), control.get("n", 0)))
     for name, value, n in rows:
         shown = "–" if value is None else f"{value:.3f}"
