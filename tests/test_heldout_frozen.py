@@ -80,6 +80,8 @@ FROZEN = {
     # Session 28: a fourth fresh helper (the same brief, topics used before avoided), frozen unscored and unread for
     # the next candidate; session 28 scored v20 with variant I.
     "heldout_21/timelines_test_21.jsonl": "e36f78576dd43576ff8a85a46ade501b7a8e1aaed28055f79bedcae4c6cc2872",
+    # Session 28: a fifth fresh helper (v21's brief), commissioned as a spare, frozen unscored and unread.
+    "heldout_22/timelines_test_22.jsonl": "bebaf2d6e6fa843c99baf520521f93c1bcd2d64d57b4135c1631a86107610c03",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
 }
