@@ -61,7 +61,8 @@ V2 = HeldOutSplit(2, "heldout_2", "_2", "scored; now training data")
 # run 15 and session 24's supersession beside the code before it: the dedup targets are judged on v15's pairs now, and
 # v14's pairs are a development set. v16 (timelines only, a fresh helper, session 24) was scored once in session 25.
 # Timelines only since: v17 (session 25; unscored, its text shown once in a review), v18 and v19 (session 27, each
-# scored once there, development sets since) and v20 (session 27, frozen unscored and unread).
+# scored once there, development sets since), v20 (session 27; scored once in session 28, a development set since),
+# and v21 and v22 (session 28, frozen unscored and unread).
 V3 = HeldOutSplit(3, "heldout_3", "_3", "scored; now training data")
 V4 = HeldOutSplit(4, "heldout_4", "_4", "scored; now training data")
 V5 = HeldOutSplit(5, "heldout_5", "_5", "scored; now training data")
