@@ -87,6 +87,9 @@ FROZEN = {
     "relation_pointing/relation_pointing_test.jsonl": "031f99b012e184e5941b1550839a6dd18e685f25b851974813fcc90e6bdb48c4",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
+    # Session 30: a fresh helper (the round-4 brief, models/relevance/data/DATASET.md), frozen before round 4's
+    # training; unscored and unread.
+    "relevance_4/relevance_test_4.jsonl": "0c5a355eafb8c511f370c676c5388fd1d3e62479b7f6aba1670a083a5240b6e2",
 }
 
 
