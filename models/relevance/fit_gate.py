@@ -1,7 +1,7 @@
 """Fit compile_context's gate (preprocessing/context_gate.py) on the hits its cosine rule turns away in timeline sets,
 estimate it set by set, and write it into the relevance model's manifest."""
 
-# Usage (runtime venv, no torch):  .venv/bin/python models/relevance/fit_gate.py [--sets N,N,...] [--write]
+# Usage (runtime venv, no torch):  .venv/bin/python models/relevance/fit_gate.py [--sets N,...] [--also N,...] [--write]
 # Each set's scenarios are imported into a temporary daemon as `cortexd eval timelines` imports them; each question,
 # and another scenario's question (a foreign one: no memory of the namespace answers it), is searched as
 # compile_context searches, and preflight's own rule picks the hits the gate reads again. Labels: a question's current
@@ -34,7 +34,7 @@ from preprocessing.relevance_model import RelevanceModel  # noqa: E402
 DEVELOPMENT_SETS = (11, 12, 13, 14, 15, 16, 18, 19, 20)  # README, Quality: the nine development timeline sets
 L2 = 1.0
 NEWTON_STEPS = 50
-COMMAND = ".venv/bin/python models/relevance/fit_gate.py --write"
+COMMAND = ".venv/bin/python models/relevance/fit_gate.py --also 7,8,10 --write"
 
 
 def timeline_file(number: int) -> Path:
@@ -130,32 +130,50 @@ def replica(questions: list[dict], admits) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sets", default=",".join(map(str, DEVELOPMENT_SETS)), help="held-out timeline set numbers")
+    parser.add_argument("--also", default="", help="set numbers fitted on but not estimated (always in the fit)")
     parser.add_argument("--write", action="store_true", help="write the gate into models/relevance/manifest.json")
     args = parser.parse_args()
     model = RelevanceModel.load(threads=2)
     paths = [timeline_file(int(n)) for n in args.sets.split(",")]
+    also_paths = [timeline_file(int(n)) for n in args.also.split(",") if n.strip()]
     by_set = {path.name: searched(path, model) for path in paths}
-    every = [q for questions in by_set.values() for q in questions]
+    always = [q for path in also_paths for q in searched(path, model)]
+    every = [q for questions in by_set.values() for q in questions] + always
     threshold_rule = lambda p, d: p >= model.threshold  # noqa: E731
-    print("| set | hits read (current / foreign) | current in: threshold / gate fitted on the others | "
-          "foreign given a memory: threshold / gate |\n| --- | --- | --- | --- |")
+    lines = ["| set | hits read (current / foreign) | current in: threshold / gate fitted on the others | "
+             "foreign given a memory: threshold / gate |", "| --- | --- | --- | --- |"]
     totals = np.zeros(4)
     for name, questions in by_set.items():
-        gate = gate_for([q for other, qs in by_set.items() if other != name for q in qs], model.threshold)
+        gate = gate_for([q for other, qs in by_set.items() if other != name for q in qs] + always, model.threshold)
         before, after = replica(questions, threshold_rule), replica(questions, gate.admits)
         x, y = labelled(questions)
         totals += [before[0], after[0], before[1], after[1]]
-        print(f"| {name} | {int(y.sum())} / {int((y == 0).sum())} | {before[0]:.3f} / {after[0]:.3f} | "
-              f"{before[1]:.3f} / {after[1]:.3f} |")
+        lines.append(f"| {name} | {int(y.sum())} / {int((y == 0).sum())} | {before[0]:.3f} / {after[0]:.3f} | "
+                     f"{before[1]:.3f} / {after[1]:.3f} |")
     means = totals / len(by_set)
-    print(f"| mean (leave one set out) | | {means[0]:.3f} / {means[1]:.3f} | {means[2]:.3f} / {means[3]:.3f} |")
+    lines.append(f"| mean (leave one set out) | | {means[0]:.3f} / {means[1]:.3f} | {means[2]:.3f} / {means[3]:.3f} |")
     gate = gate_for(every, model.threshold)
     x, y = labelled(every)
     in_sample = replica(every, gate.admits)
-    print(f"\nfitted on all: weights {dict(zip(FEATURES, gate.weights))}, bias {gate.bias:.4f}, threshold "
-          f"{gate.threshold}; {int(y.sum())} current and {int((y == 0).sum())} foreign hits read; in-sample current in "
-          f"{in_sample[0]:.3f}, foreign given a memory {in_sample[1]:.3f}")
+    summary = (f"Fitted on every set: weights {', '.join(f'{f} {w:.4f}' for f, w in zip(FEATURES, gate.weights))}, "
+               f"bias {gate.bias:.4f}, threshold {gate.threshold}; {int(y.sum())} current and {int((y == 0).sum())} "
+               f"foreign hits read; in-sample current in {in_sample[0]:.3f}, foreign question given a memory "
+               f"{in_sample[1]:.3f}.")
+    print("\n".join(lines) + "\n\n" + summary)
     if args.write:
+        fitted_on = [*paths, *also_paths]
+        (HERE / "GATE.md").write_text(
+            "# compile_context's gate over the relevance model\n\n"
+            "Written by `" + COMMAND.replace(" --also 7,8,10", f" --sets {args.sets}" + (f" --also {args.also}" if
+                                                                                       args.also else "")) + "` "
+            "(models/relevance/fit_gate.py says how). The gate reads the hits compile_context's cosine rule turns "
+            "away (the best four, when it kept fewer than three): a logistic regression over "
+            f"{' and '.join(FEATURES)}, at the lowest threshold that admits no more foreign questions' hits than the "
+            f"model's own threshold ({model.threshold}) did on the same sets.\n\n"
+            "Leave one set out (each set scored by a gate fitted on the others"
+            + (f" and on {', '.join(p.name for p in also_paths)}" if also_paths else "") + "), in a replica of "
+            "compile_context's choice of memories:\n\n" + "\n".join(lines) + "\n\n" + summary + "\n\nFitted on "
+            "(sha256): " + "; ".join(f"`{p.relative_to(REPO)}` {sha256_of(p)[:12]}…" for p in fitted_on) + ".\n")
         manifest_path = HERE / "manifest.json"
         manifest = json.loads(manifest_path.read_text())
         manifest["context_gate"] = {
@@ -164,7 +182,7 @@ def main() -> int:
             "rule": "logistic regression on the hits compile_context reads again (current memory 1, a foreign "
                     "question's hit 0); threshold: the lowest admitting no more foreign hits than the model's",
             "hits": {"current": int(y.sum()), "foreign": int((y == 0).sum())},
-            "fitted_on": {str(p.relative_to(REPO)): sha256_of(p) for p in paths},
+            "fitted_on": {str(p.relative_to(REPO)): sha256_of(p) for p in [*paths, *also_paths]},
             "leave_one_set_out": {"current_in": {"threshold": round(means[0], 4), "gate": round(means[1], 4)},
                                   "foreign_given_a_memory": {"threshold": round(means[2], 4), "gate": round(means[3], 4)}},
         }
