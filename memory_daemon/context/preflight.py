@@ -108,10 +108,9 @@ class ContextCompiler:
     def __init__(self, memories: MemoryService, graph: GraphService, search: UnifiedSearch,
                  working_memory: Callable[[str, str], Sequence[ContextLine]] | None = None,
                  decisions: DecisionLog | None = None,
-                 on_topic: Callable[[str, Sequence[str], Sequence[float]], list[bool] | None] | None = None) -> None:
+                 on_topic: Callable[[str, Sequence[str]], list[bool] | None] | None = None) -> None:
         self._memories = memories
-        # The relevance model's verdict on (task, texts, their cosines to it), or None when it cannot answer: then the
-        # rule decides.
+        # The relevance model's verdict on (task, texts), or None when it cannot answer: then the rule decides.
         self._on_topic_model = on_topic
         self._search = search
         self._graph = graph
@@ -178,13 +177,14 @@ class ContextCompiler:
         return lines
 
     def _on_topic_hits(self, task: str, hits: list[SearchResult]) -> list[SearchResult]:
-        """The hits the cosine rule keeps and, when it kept few, those of the best it turns away that the relevance
-        model's gate reads as about the task (a paraphrased question shares no word and often has a cosine under
-        0.45)."""
-        kept, doubtful = hits_to_read_again(task, [(h.signal_scores, _text_of(h)) for h in hits])
-        if doubtful and self._on_topic_model is not None:
-            verdicts = self._on_topic_model(task, [_text_of(hits[i]) for i in doubtful],
-                                            [hits[i].signal_scores.get("dense", 0.0) for i in doubtful])
+        """The hits the cosine rule keeps and, when it kept few, those of the best RELEVANCE_DEPTH it turns away that
+        the relevance model reads as about the task (a paraphrased question shares no word and often has a cosine
+        under 0.45)."""
+        task_identifiers = set(identifiers(task))
+        kept = [_on_topic(h.signal_scores, _text_of(h), task_identifiers) for h in hits]
+        doubtful = [i for i, keep in enumerate(kept) if not keep][:RELEVANCE_DEPTH]
+        if doubtful and sum(kept) < RELEVANCE_WHEN_FEWER and self._on_topic_model is not None:
+            verdicts = self._on_topic_model(task, [_text_of(hits[i]) for i in doubtful])
             for i, verdict in zip(doubtful, verdicts or ()):
                 kept[i] = verdict
         return [h for h, keep in zip(hits, kept) if keep]
@@ -204,17 +204,6 @@ class ContextCompiler:
                             f" (since {format_iso(f.valid_from)[:10]}) [FACT:{f.id}]" + (f" (source {f.source})" if f.source else ""),
                             0.9 * f.confidence)
                 for f in facts.values()]
-
-
-def hits_to_read_again(task: str, hits: Sequence[tuple[dict[str, float], str]]) -> tuple[list[bool], list[int]]:
-    """For hits given as (signal scores, text) in search order: which the cosine rule keeps, and the positions of
-    those the relevance model's gate reads again: the best RELEVANCE_DEPTH it turns away, when it kept fewer than
-    RELEVANCE_WHEN_FEWER (models/relevance/fit_gate.py fits the gate on these)."""
-    task_identifiers = set(identifiers(task))
-    kept = [_on_topic(scores, text, task_identifiers) for scores, text in hits]
-    if sum(kept) >= RELEVANCE_WHEN_FEWER:
-        return kept, []
-    return kept, [i for i, keep in enumerate(kept) if not keep][:RELEVANCE_DEPTH]
 
 
 def _on_topic(scores: dict[str, float], text: str, task_identifiers: set[str]) -> bool:
