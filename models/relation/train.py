@@ -53,7 +53,7 @@ from scoring import dedup_view, load_pairs, snapshot, split_paths  # noqa: E402
 DEFAULT_WORK_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "cortexd-relation-work"
 RUNS_LOG = HERE / "runs.jsonl"
 SOURCES = ("handwritten", "dedup_pairs", "timelines", "handwritten2", "generated", "handwritten3", "scored_heldout",
-           "lookalike", "contrast", "qualifier", "single_value", "dev_timelines")
+           "lookalike", "contrast", "qualifier", "single_value")
 # Same-subject COMPATIBLE pairs from generator families held out of train (data/generate.py): how often a run says
 # UPDATE on them is logged as a development check; selection stays on val macro-F1 alone.
 DEV_CHECK = "val_compatible.jsonl"

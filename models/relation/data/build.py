@@ -93,10 +93,6 @@ SCORED_TIMELINES = (REPO / "tests" / "data" / "heldout" / "timelines_test.jsonl"
                     # stay out.
                     REPO / "tests" / "data" / "heldout_8" / "timelines_test_8.jsonl",
                     REPO / "tests" / "data" / "heldout_10" / "timelines_test_10.jsonl")
-# Development timelines (session 32, run 21): v11's, v12's, v16's and v18's, read as SCORED_TIMELINES are, in train only.
-# v13's, v14's and v15's stay out (their writers' pair files are `eval relations`' checks, HELDOUT_PAIRS), and so do
-# v19's and v20's, the newest: those five are the development sets a model trained on these four is judged on.
-DEV_TIMELINES = tuple(REPO / "tests" / "data" / f"heldout_{n}" / f"timelines_test_{n}.jsonl" for n in (11, 12, 16, 18))
 VAL_SHARE = 0.15
 SPLIT_TRIALS = 4000  # seeded family shuffles; the one whose val label mix is closest to 15 % of each label wins
 
@@ -263,9 +259,7 @@ def main() -> int:
     earlier = dedup + timelines + handwritten_2 + generated + handwritten_3 + scored_heldout + lookalike + contrast
     probe_texts = texts_of([json.loads(line) for path in PROBES
                             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()])
-    dev_timelines = [row for path in DEV_TIMELINES
-                     for row in load_timelines(path, "dev_timelines", "dev", controls=True)]
-    later = qualifier + single_value + dev_timelines
+    later = qualifier + single_value
     left_out = set(LEFT_OUT_FAMILIES) | {r["family"] for r in later if texts_of([r]) & probe_texts}
     for r in earlier + later:
         key = (norm_key(r["existing"]), norm_key(r["new"]))
