@@ -97,6 +97,31 @@ def predict(model, batches: Batches) -> list[str]:
     return predicted
 
 
+def val_figures(model, val: Batches, val_examples, dev_check: Batches | None) -> dict:
+    """A model's figures on val (accuracy, macro-F1, recall per label, the dedup view) and on the development check."""
+    gold = [e.label for e in val_examples]
+    predicted = predict(model, val)
+    metrics = classification_metrics(gold, predicted, RELATIONS)
+    dedup = dedup_view(gold, predicted, [e.category for e in val_examples])
+    check = predict(model, dev_check) if dev_check else []
+    return {"val_accuracy": metrics["accuracy"], "val_macro_f1": metrics["macro_f1"],
+            "val_recall": {label: c["recall"] for label, c in metrics["per_class"].items()},
+            "val_duplicate_f1": dedup["duplicate_f1"], "val_updates_as_duplicate": dedup["updates_as_duplicate"],
+            "val_keep_both_as_update": dedup["keep_both_as_update"],
+            **({"val_compatible_as_update": round(check.count("UPDATE") / len(check), 6),
+                "val_compatible_as_either_update": round(
+                    sum(p in ("UPDATE", "PARTIAL_UPDATE") for p in check) / len(check), 6)} if check else {})}
+
+
+def run_log_entry(command: str, dataset: dict, sources, train_pairs: int, best: dict, extra: dict) -> dict:
+    """One line of runs.jsonl: the command, the data's hashes and the chosen model's val figures."""
+    return {"command": command, "train_sha256": dataset["train"]["sha256"], "val_sha256": dataset["val"]["sha256"],
+            "sources": list(sources), **extra, "train_pairs": train_pairs, "best_epoch": best.get("epoch", "–"),
+            **{k: best[k] for k in ("val_accuracy", "val_macro_f1", "val_recall", "val_duplicate_f1",
+                                    "val_updates_as_duplicate", "val_keep_both_as_update", "val_compatible_as_update",
+                                    "val_compatible_as_either_update") if k in best}}
+
+
 def class_weights(examples, mode: str) -> list[float]:
     """Per-label loss weights, mean 1: none, or the inverse (square root of the) label frequency in train."""
     counts = Counter(e.label for e in examples)
@@ -167,16 +192,18 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
         # the rest of the checkpoint is left unused.
         **({"num_hidden_layers": args.layers} if args.layers else {}),
     )
+    if args.order_seed is not None and args.order_seed != args.seed:
+        # The head starts from --seed; batch order and dropout follow --order-seed, so runs that differ only there
+        # share their starting point and can be averaged (a model soup, soup.py).
+        seed_everything(args.order_seed)
     train = Batches(tokenizer_path, splits["train"], args.batch_size)
     if args.teacher:
         train.teacher = teacher_probabilities(Path(args.teacher), train.pairs, train.labels)
     val = Batches(tokenizer_path, splits["val"], 64)
-    gold_val = [e.label for e in splits["val"]]
     dev_check = Batches(tokenizer_path, splits["val_compatible"], 64) if splits.get("val_compatible") else None
-    categories_val = [e.category for e in splits["val"]]
 
     schedule = Schedule(model, args, args.lr, len(train))
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(args.seed if args.order_seed is None else args.order_seed)
     weights = class_weights(splits["train"], args.class_weights)
     loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32),
                                         label_smoothing=args.label_smoothing, reduction="none")
@@ -199,19 +226,8 @@ def train_one(args: argparse.Namespace, model_dir: Path, tokenizer_path: Path, s
                     lambda rows: update_log_odds(model, train, rows), groups[int(rng.integers(len(groups)))],
                     args.pairwise_pairs, rng)
             losses.append(schedule.step(loss))
-        predicted = predict(model, val)
-        metrics = classification_metrics(gold_val, predicted, RELATIONS)
-        dedup = dedup_view(gold_val, predicted, categories_val)
-        check = predict(model, dev_check) if dev_check else []
-        row = {"epoch": epoch, "train_loss": round(float(np.mean(losses)), 5), "val_accuracy": metrics["accuracy"],
-               "val_macro_f1": metrics["macro_f1"],
-               "val_recall": {label: c["recall"] for label, c in metrics["per_class"].items()},
-               "val_duplicate_f1": dedup["duplicate_f1"], "val_updates_as_duplicate": dedup["updates_as_duplicate"],
-               "val_keep_both_as_update": dedup["keep_both_as_update"],
-               **({"val_compatible_as_update": round(check.count("UPDATE") / len(check), 6),
-                   "val_compatible_as_either_update": round(
-                       sum(p in ("UPDATE", "PARTIAL_UPDATE") for p in check) / len(check), 6)} if check else {}),
-               "seconds": round(time.perf_counter() - t0, 1)}
+        row = {"epoch": epoch, "train_loss": round(float(np.mean(losses)), 5),
+               **val_figures(model, val, splits["val"], dev_check), "seconds": round(time.perf_counter() - t0, 1)}
         history.append(row)
         log(f"epoch {epoch}: loss {row['train_loss']:.4f} val acc {row['val_accuracy']:.4f} macro-F1 "
             f"{row['val_macro_f1']:.4f} dup-F1 {row['val_duplicate_f1']:.4f} upd->dup "
@@ -233,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="training pair sources to use, comma-separated (default: %(default)s); val is unaffected")
     p.add_argument("--init-from", help="a fine-tuned relation model dir to continue training from (warm start)")
     p.add_argument("--lr", type=float, default=5e-5)
+    p.add_argument("--order-seed", type=int, help="seed of batch order and dropout (default: --seed); the head's "
+                   "initial weights stay --seed's")
     p.add_argument("--pairwise-pairs", type=int, default=0,
                    help="per step, this many (update, look-alike) pairs of one memory add a ranking loss (0: off)")
     p.add_argument("--pairwise-weight", type=float, default=1.0, help="the ranking loss's weight")
@@ -307,15 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     (finetuned / "training.json").write_text(json.dumps(training, indent=2) + "\n", encoding="utf-8")
     log(f"saved epoch {run['best']['epoch']} to {finetuned}")
     if not args.no_log:
-        best = run["best"]
-        entry = {"command": command, "train_sha256": dataset["train"]["sha256"],
-                 "val_sha256": dataset["val"]["sha256"], "sources": list(sources),
-                 "layers": args.layers or 6, **({"teacher": Path(args.teacher).name} if args.teacher else {}),
-                 "train_pairs": len(splits["train"]), "best_epoch": best["epoch"],
-                 **{k: best[k] for k in ("val_accuracy", "val_macro_f1", "val_recall", "val_duplicate_f1",
-                                         "val_updates_as_duplicate", "val_keep_both_as_update",
-                                         "val_compatible_as_update",
-                                         "val_compatible_as_either_update") if k in best},
+        entry = {**run_log_entry(command, dataset, sources, len(splits["train"]), run["best"],
+                                 {"layers": args.layers or 6,
+                                  **({"teacher": Path(args.teacher).name} if args.teacher else {})}),
                  "history": [{k: r[k] for k in ("epoch", "train_loss", "val_accuracy", "val_macro_f1")}
                              for r in run["history"]],
                  "seconds": run["seconds"]}
