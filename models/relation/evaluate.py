@@ -199,6 +199,27 @@ def _runs_section(manifest: dict) -> list[str]:
     return lines
 
 
+def _epoch_rows(history: list[dict]) -> list[str]:
+    lines = ["| epoch | train loss | val acc % | val macro-F1 % | DUP F1 % | upd→DUP % | seconds |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in history:
+        lines.append(f"| {row['epoch']} | {row['train_loss']:.4f} | {_pct(row['val_accuracy'])} | "
+                     f"{_pct(row['val_macro_f1'])} | {_pct(row['val_duplicate_f1'])} | "
+                     f"{_pct(row['val_updates_as_duplicate'])} | {row['seconds']:.0f} |")
+    return lines
+
+
+def _soup_rows(soup: dict) -> list[str]:
+    """A model soup (soup.py): each averaged run with its best epoch and val figure, then the soup's own."""
+    lines = [f"A model soup: {soup['method']}, of these runs (PyTorch, val):", "",
+             "| run (train.py …) | best epoch | val macro-F1 % |", "| --- | ---: | ---: |"]
+    for run in soup["ingredients"]:
+        lines.append(f"| `{run['command'].replace('python models/relation/train.py ', '')}` | {run['best_epoch']} | "
+                     f"{_pct(run['val_macro_f1'])} |")
+    lines.append(f"| **the soup** | – | **{_pct(soup['val']['val_macro_f1'])}** |")
+    return lines
+
+
 def _markdown(result: dict, manifest: dict, labels: Sequence[str]) -> str:
     val = result["val"]
     lat = {(x["threads"], x["batch"]): x for x in result["latency"]}
@@ -279,13 +300,8 @@ def _markdown(result: dict, manifest: dict, labels: Sequence[str]) -> str:
             f"{', '.join(training['sources'])}; best epoch {training['best_epoch']} by val macro-F1. "
             f"{training['train_seconds'] / 60:.0f} min on {training['torch_threads']} CPU thread(s).",
             "",
-            "| epoch | train loss | val acc % | val macro-F1 % | DUP F1 % | upd→DUP % | seconds |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
-        for row in training["history"]:
-            lines.append(f"| {row['epoch']} | {row['train_loss']:.4f} | {_pct(row['val_accuracy'])} | "
-                         f"{_pct(row['val_macro_f1'])} | {_pct(row['val_duplicate_f1'])} | "
-                         f"{_pct(row['val_updates_as_duplicate'])} | {row['seconds']:.0f} |")
+        lines += _soup_rows(training["soup"]) if "soup" in training else _epoch_rows(training["history"])
     check = result.get("compatible_check")
     if check:
         lines += [
