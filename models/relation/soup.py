@@ -15,12 +15,12 @@ import json
 import sys
 from pathlib import Path
 
-import train  # noqa: E402  (sets up sys.path and the offline environment)
-from onnx_export_common import make_log  # noqa: E402
-from train import RUNS_LOG, Batches, load_pairs, run_log_entry, val_figures, work_dir_outside  # noqa: E402
+import train  # first: it puts the repo and models/ on sys.path and sets the offline environment
+from onnx_export_common import make_log
+from train import RUNS_LOG, Batches, append_run, load_pairs, run_log_entry, val_figures, work_dir_outside
 
-from preprocessing.relation_model import RELATIONS  # noqa: E402
-from scoring import split_paths  # noqa: E402
+from preprocessing.relation_model import RELATIONS
+from scoring import split_paths
 
 log = make_log("soup")
 # What must be equal in every ingredient's training.json for the average to be one model's neighbourhood.
@@ -88,9 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     check_file = snapshot_dir / train.DEV_CHECK
     dev_check = Batches(tokenizer_path, load_pairs(check_file, RELATIONS), 64) if check_file.is_file() else None
     figures = val_figures(model, Batches(tokenizer_path, val_examples, 64), val_examples, dev_check)
-    for (model_dir, training) in runs:
-        best = max(training["history"], key=lambda r: r["val_macro_f1"])
-        log(f"ingredient {model_dir}: epoch {training['best_epoch']} val macro-F1 {best['val_macro_f1']:.4f}")
+    ingredients = [{"command": t["command"], "best_epoch": t["best_epoch"],
+                    "val_macro_f1": max(r["val_macro_f1"] for r in t["history"])} for t in trainings]
+    for (model_dir, _), run in zip(runs, ingredients):
+        log(f"ingredient {model_dir}: epoch {run['best_epoch']} val macro-F1 {run['val_macro_f1']:.4f}")
     log(f"soup of {len(runs)}: val acc {figures['val_accuracy']:.4f} macro-F1 {figures['val_macro_f1']:.4f} "
         f"recall {figures['val_recall']}")
 
@@ -99,9 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     model.save_pretrained(str(finetuned))
     (finetuned / train.export.TOKENIZER_FILE).write_bytes(tokenizer_path.read_bytes())
     soup = {"method": "uniform average of every floating-point weight (a model soup)",
-            "ingredients": [{"command": t["command"], "best_epoch": t["best_epoch"],
-                             "val_macro_f1": max(r["val_macro_f1"] for r in t["history"])} for t in trainings],
-            "val": figures}
+            "ingredients": ingredients, "val": figures}
     training = {**{k: v for k, v in trainings[0].items() if k not in ("history", "train_seconds", "best_epoch")},
                 "best_epoch": [t["best_epoch"] for t in trainings], "soup": soup,
                 "train_seconds": sum(t["train_seconds"] for t in trainings), "command": command}
@@ -112,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                                  trainings[0]["train_pairs_used"], {**figures, "epoch": "soup"},
                                  {"layers": trainings[0]["transformer_layers"]}),
                  "seconds": training["train_seconds"]}
-        with open(RUNS_LOG, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
+        append_run(entry)
     return 0
 
 

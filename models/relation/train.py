@@ -116,10 +116,16 @@ def val_figures(model, val: Batches, val_examples, dev_check: Batches | None) ->
 def run_log_entry(command: str, dataset: dict, sources, train_pairs: int, best: dict, extra: dict) -> dict:
     """One line of runs.jsonl: the command, the data's hashes and the chosen model's val figures."""
     return {"command": command, "train_sha256": dataset["train"]["sha256"], "val_sha256": dataset["val"]["sha256"],
-            "sources": list(sources), **extra, "train_pairs": train_pairs, "best_epoch": best.get("epoch", "–"),
+            "sources": list(sources), **extra, "train_pairs": train_pairs, "best_epoch": best["epoch"],
             **{k: best[k] for k in ("val_accuracy", "val_macro_f1", "val_recall", "val_duplicate_f1",
                                     "val_updates_as_duplicate", "val_keep_both_as_update", "val_compatible_as_update",
                                     "val_compatible_as_either_update") if k in best}}
+
+
+def append_run(entry: dict) -> None:
+    """One more line of runs.jsonl (REPORT.md's table of selection runs)."""
+    with open(RUNS_LOG, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry) + "\n")
 
 
 def class_weights(examples, mode: str) -> list[float]:
@@ -331,8 +337,7 @@ def main(argv: list[str] | None = None) -> int:
                  "history": [{k: r[k] for k in ("epoch", "train_loss", "val_accuracy", "val_macro_f1")}
                              for r in run["history"]],
                  "seconds": run["seconds"]}
-        with open(RUNS_LOG, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry) + "\n")
+        append_run(entry)
     if args.no_export:
         return 0
     return export.build(finetuned, Path(args.out_dir).resolve(), model_dir)
