@@ -149,13 +149,12 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
     evaluate.add_argument("suite", choices=["activation", "intent", "relations", "relevance", "retrieval", "timelines", "kinds",
-                                                "locomo", "update-choice"])
+                                                "locomo"])
     evaluate.add_argument("path", nargs="?", help="locomo: LoCoMo's locomo10.json, or a directory of its "
                                                   "per-conversation files (not shipped: non-commercial licence); "
                                                   "timelines: a timeline JSONL file")
     evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file; "
-                                         "relations, relevance, timelines, update-choice: JSONL files, comma-separated); "
-                                         "default under tests/data/")
+                                         "relations, relevance, timelines: JSONL files, comma-separated); default under tests/data/")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
     evaluate.add_argument("--conversations", metavar="RANGE",
                           help="locomo: 1-based positions to run, e.g. 1-7 or 1,3,5-6 (default all)")
@@ -256,10 +255,6 @@ def _main(argv: list[str] | None = None) -> int:
             from memory_daemon.evals.relations import evaluate_relations
 
             return evaluate_relations([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
-        if args.suite == "update-choice":
-            from memory_daemon.evals.update_choice import evaluate_update_choice
-
-            return evaluate_update_choice([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
         if args.suite == "relevance":
             from memory_daemon.evals.relevance import evaluate_relevance
 

@@ -17,7 +17,6 @@ from preprocessing.relation_model import Relation
 
 if TYPE_CHECKING:  # the model (and onnxruntime) is loaded by whoever builds the judge
     from preprocessing.relation_model import RelationModel
-    from preprocessing.update_choice import UpdateChooser
 
 # Cosine below which a pair goes to the model at all. On the relation training pairs (models/relation/data/train.jsonl),
 # 99.7 % of duplicates, 95.6 % of updates and 96.8 % of partial updates are at or above 0.30, and 55 % of the
@@ -28,8 +27,6 @@ CANDIDATE_FLOOR = 0.30
 # because a text replaces one memory and that memory's versions, not every neighbour it reads as changed (versions_of).
 # A save reading from 0.15 took 15-20 ms more at p50 in a 400-memory namespace (33-38 ms against 49-53 ms).
 IMPORT_CANDIDATE_FLOOR = 0.15
-IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
-IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 MAX_PAIRS = 8  # pairs per new text in one model call: a pair costs about 4.5 ms of CPU
 UPDATES = ("UPDATE", "PARTIAL_UPDATE")
 VERSIONS = ("DUPLICATE", *UPDATES)  # what one memory is to another version of the same statement
@@ -64,8 +61,7 @@ class RelationJudge:
                  overrule_numbers: bool = True, guard_changed_memories: bool = True,
                  states_change: Callable[[str], bool] = announces_change,
                  worded_as_change: Callable[[str], bool] = announces_change,
-                 names_other_holder: Callable[[str, str], bool] | None = None,
-                 update_choice: UpdateChooser | None = None) -> None:
+                 names_other_holder: Callable[[str, str], bool] | None = None) -> None:
         self.model = model
         self.floor = floor
         self.max_pairs = max_pairs
@@ -75,7 +71,6 @@ class RelationJudge:
         self.worded_as_change = worded_as_change  # is a memory a statement of change (the rules, with the intent model)
         # (memory, new text) -> does the new text state its fact of another holder (holders.HolderReader; None: unread)
         self.names_other_holder = names_other_holder
-        self.update_choice = update_choice  # which sure update a text replaces (None: the closest in meaning)
         self._read: OrderedDict[tuple[str, str], Relation] = OrderedDict()
         self._lock = threading.Lock()
         self._rules = DeduplicationChecker()
@@ -193,27 +188,6 @@ class RelationJudge:
         versions = {pair.candidate.memory_id for pair in later if is_version(pair)}
         versions |= {other.memory_id for other, pair in zip(others, earlier, strict=True) if is_version(pair)}
         return [other for other in others if other.memory_id in versions]
-
-    def read_imported(self, new_text: str, candidates: Sequence[DedupCandidate]) -> tuple[list[JudgedPair], list[JudgedPair]]:
-        """An imported text read against its IMPORT_PAIRS nearest candidates from IMPORT_CANDIDATE_FLOOR: every pair,
-        and those it surely updates wholly. A pair the number rules decided ("build 41 passed" after "build 40
-        passed") counts only when the text says it changes something or is a near-paraphrase: imported logs hold
-        many look-alike lines that differ by a number."""
-        judged = self.judge(new_text, list(candidates)[:IMPORT_PAIRS], floor=IMPORT_CANDIDATE_FLOOR)
-        stated = announces_change(new_text)
-        return judged, sure_updates(judged, lambda p: stated or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)
-
-    def likeliest_replaced(self, new_text: str, sure: Sequence[JudgedPair]) -> DedupCandidate:
-        """Of the memories a text is read as surely updating wholly, the one it replaces: the update choice's pick
-        (models/update_choice), or without it the closest in meaning. The model reads a later statement on a subject
-        as a sure update of nearly every earlier one, so its probabilities cannot choose."""
-        candidates = [p.candidate for p in sure]
-        if self.update_choice is not None:
-            try:
-                return self.update_choice.choose(new_text, candidates)
-            except Exception:  # noqa: BLE001 - a failing choice falls back to the rule, never blocks an import
-                pass
-        return max(candidates, key=lambda c: c.similarity)
 
     def replaced_with_versions(self, replaced: DedupCandidate, sure: Sequence[JudgedPair]) -> list[str]:
         """The ids a text replaces: `replaced`, then those of the other sure updates that are its versions

@@ -84,19 +84,6 @@ def test_a_pronoun_update_that_names_people_updates_the_session_memory(daemon):
     assert ranked(daemon, "kids", "Who takes Mia to ballet?")[0] == "driver"
 
 
-
-def test_a_return_retires_the_detour_it_ends_not_only_the_state_it_restores(daemon):
-    """The relation model reads "design reviews are on Zoom" as COMPATIBLE with the Maple room, so the detour stays
-    current, and reads the return as a sure update of both. The original is the closer in meaning (0.84 against
-    0.68); the update choice (models/update_choice) replaces the detour, which shares more of the return's words."""
-    stored = imported(daemon, "reviews", [
-        ("maple", "Our design review happens every Tuesday at 14:00 in the Maple room.", "2024-01-09T10:00:00Z"),
-        ("zoom", "While the Maple room is being repainted, design reviews are on Zoom.", "2024-03-04T10:00:00Z"),
-        ("back", "Maple room is done, design reviews are back there on Tuesdays at 14:00.", "2024-05-06T10:00:00Z"),
-    ])
-    assert stored["zoom"].superseded_by == stored["back"].id and not stored["back"].superseded_by
-    assert ranked(daemon, "reviews", "Where are design reviews held?")[0] == "back"
-
 # --- ranking when a link is missing -----------------------------------------------------------------------------
 
 def test_a_reversal_answers_before_the_states_it_reverses_even_unlinked(daemon):

@@ -163,15 +163,13 @@ class ActivationPipeline:
                                            lambda: RelationModel.load(threads=RELATION_THREADS))
                 if status.ok:
                     status.sha256 = manifest_digest(RELATION_MODEL, "model_int8.onnx")
-                else:
-                    status.detail += "; duplicates and updates come from the cosine-and-word-rule fallback"
-                self.statuses.append(status)
-                if model is not None:
                     holders = self.holder_reader
                     self.dedup = RelationJudge(model, states_change=self.states_change,
                                                worded_as_change=self.worded_as_change,
-                                               names_other_holder=holders.names_other_holder if holders else None,
-                                               update_choice=self._update_choice())
+                                               names_other_holder=holders.names_other_holder if holders else None)
+                else:
+                    status.detail += "; duplicates and updates come from the cosine-and-word-rule fallback"
+                self.statuses.append(status)
             if self.settings.relevance_model:
                 self.relevance_model, status = timed_load("relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)",
                                                           str(models_dir() / RELEVANCE_MODEL),
@@ -185,19 +183,6 @@ class ActivationPipeline:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
         finally:
             self._loaded.set()
-
-    def _update_choice(self):
-        """The update choice the relation judge uses, or None (then the closest in meaning), its status listed."""
-        from preprocessing.update_choice import UPDATE_CHOICE_MODEL, WEIGHTS_FILE, UpdateChooser
-
-        chooser, status = timed_load("update choice (conditional logit over sure updates)",
-                                     str(models_dir() / UPDATE_CHOICE_MODEL), UpdateChooser.load)
-        if status.ok:
-            status.sha256 = manifest_digest(UPDATE_CHOICE_MODEL, WEIGHTS_FILE)
-        else:
-            status.detail += "; an imported update replaces the closest in meaning of its sure updates"
-        self.statuses.append(status)
-        return chooser
 
     def states_change(self, text: str) -> bool:
         """Whether a text says it changes something: the intent model reads it as UPDATE_INFO, or the change rules

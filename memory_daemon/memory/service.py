@@ -45,7 +45,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import changes_unnamed_subject, leans_on_context, names_no_subject, points_back
 from preprocessing.entities import entity_key
-from preprocessing.relation_dedup import IMPORT_UPDATE_SIMILARITY, SURE_UPDATE, RelationJudge
+from preprocessing.relation_dedup import IMPORT_CANDIDATE_FLOOR, SURE_UPDATE, RelationJudge, sure_updates
 from preprocessing.bounds import DEDUP_CHARS, text_prefix
 from preprocessing.terms import salient_keys
 
@@ -62,6 +62,8 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 # The cosine from which a memory that says an earlier state is back updates the current version of a replaced memory
 # it restates: dedup's floor for a stated update of a shared subject.
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
+IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
+IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 16
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
 QUERY_VECTORS_KEPT = 16  # recent query embeddings kept: a search over every kind embeds its query once
@@ -1006,18 +1008,21 @@ class MemoryService:
     def _imported_updates(judge: RelationJudge, row: MemoryRow, candidates: list[DedupCandidate],
                           referent: MemoryRow | None = None) -> tuple[list[str], str]:
         """The memories an imported record replaces: the memory it refers to by pronoun (`referent`) or else, of
-        those the relation model is sure it updates wholly, the one the update choice picks
-        (RelationJudge.likeliest_replaced); with that one's other versions among those (RelationJudge.versions_of).
-        And the one it surely revises in part ("" for none). A log or a conversation holds many turns on one topic,
-        and none of them should retire another on a doubtful reading."""
+        those the relation model is sure it updates wholly, the closest in meaning; with that one's other versions
+        among those (RelationJudge.versions_of). And the one it surely revises in part ("" for none). A log or a
+        conversation holds many turns on one topic, and none of them should retire another on a doubtful reading."""
         try:
-            judged, sure = judge.read_imported(row.content, candidates)
+            judged = judge.judge(row.content, candidates[:IMPORT_PAIRS], floor=IMPORT_CANDIDATE_FLOOR)
         except Exception:  # noqa: BLE001 - a failing model leaves the record current; the import goes on
             return [], ""
+        # A pair the number rules decided ("build 41 passed" after "build 40 passed") is an update only when it says
+        # so or is a near-paraphrase: imported logs hold many look-alike lines that differ by a number.
+        stated = announces_change(row.content)
+        sure = sure_updates(judged, lambda p: stated or p.candidate.similarity >= IMPORT_UPDATE_SIMILARITY)
         replaced: list[str] = []
         if sure or referent is not None:
             best = DedupCandidate(referent.id, referent.content, 1.0) if referent is not None \
-                else judge.likeliest_replaced(row.content, sure)
+                else max(sure, key=lambda p: p.candidate.similarity).candidate
             replaced = judge.replaced_with_versions(best, sure)
         partial = [p for p in judged if p.relation.label == "PARTIAL_UPDATE" and p.relation.confidence >= SURE_UPDATE
                    and not p.overruled]
