@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from preprocessing.context_gate import ContextGate
 from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
 from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE, RelationModel
 
@@ -21,10 +22,12 @@ class RelevanceModel:
 
     The query is segment A and the memory segment B, as in training; the pair reader is the relation model's."""
 
-    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, threshold: float = 0.5) -> None:
+    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, threshold: float = 0.5,
+                 gate: ContextGate | None = None) -> None:
         self._pairs = RelationModel(model_path, tokenizer_path, LABELS, threads)
         self._relevant = LABELS.index("RELEVANT")
         self.threshold = threshold  # the probability at which a text counts as on topic (chosen on val)
+        self.gate = gate  # compile_context's gate over this model's reading and the hit's cosine, when fitted
 
     @classmethod
     def load(cls, threads: int = 1) -> "RelevanceModel":
@@ -36,13 +39,25 @@ class RelevanceModel:
         threshold = model.manifest.get("threshold")
         if not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
             raise ModelUnavailable(f"{RELEVANCE_MODEL}: manifest threshold {threshold!r} is not a probability")
-        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(threshold))
+        try:
+            gate = ContextGate.from_manifest(model.manifest.get("context_gate"))
+        except ValueError as error:
+            raise ModelUnavailable(f"{RELEVANCE_MODEL}: manifest {error}") from None
+        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(threshold), gate)
 
     def relevance(self, query: str, texts: Sequence[str]) -> list[float]:
         return [float(p) for p in self._pairs.probabilities([(query, t) for t in texts])[:, self._relevant]]
 
-    def on_topic(self, query: str, texts: Sequence[str]) -> list[bool]:
-        return [p >= self.threshold for p in self.relevance(query, texts)]
+    def on_topic(self, query: str, texts: Sequence[str], dense: Sequence[float] | None = None) -> list[bool]:
+        """Whether each text is about what the query asks: by the context gate (the model's reading and the text's
+        cosine to the query, `dense`) when one is fitted and the cosines are given, else by the model's threshold."""
+        return self.verdicts(self.relevance(query, texts), dense)
+
+    def verdicts(self, probabilities: Sequence[float], dense: Sequence[float] | None = None) -> list[bool]:
+        """on_topic's reading of probabilities the model gave."""
+        if self.gate is None or dense is None:
+            return [p >= self.threshold for p in probabilities]
+        return [self.gate.admits(p, d) for p, d in zip(probabilities, dense, strict=True)]
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]):
         """(n, 2) probabilities of (query, memory) pairs, in LABELS order (training and evaluation use this)."""

@@ -63,3 +63,23 @@ async def test_without_the_relevance_model_the_rule_decides_and_the_daemon_says_
             assert [d for d in reply["degraded"] if "relevance model" in d and "cosine rule" in d]
     finally:
         daemon.stop()
+
+
+# Written for this test: answers whose cosine to the question is loose (0.33-0.36) and that the relevance model reads
+# just under its threshold (0.98 against 0.982); the context's gate weighs the two together and admits them.
+LOOSE = {
+    "How quick is the internet at our flat?": "switched the home broadband to the 900 megabit plan, same provider",
+    "Where do I park at the office?": "got a spot in the basement garage at work, bay 112",
+}
+
+
+async def test_a_loose_answer_the_model_alone_would_turn_away_is_let_in_by_the_gate(module_daemon):
+    async with mcp_session(module_daemon.address, "relevance-gate") as host:
+        await _save_all(host)
+        for text in LOOSE.values():
+            payload(await host.call_tool("save_memory", {"content": text}))
+        for question, answer in LOOSE.items():
+            lines = await _context_of(host, question)
+            assert any(answer in line for line in lines), (question, lines)
+            assert not any("429" in line or "Ilka" in line for line in lines), lines
+        assert await _context_of(host, FOREIGN) == []

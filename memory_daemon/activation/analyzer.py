@@ -257,12 +257,13 @@ class ActivationPipeline:
         self.wait_loaded()
         return self.embed_for_search(texts)
 
-    def on_topic(self, query: str, texts: Sequence[str]) -> list[bool] | None:
-        """Whether the relevance model reads each text as about what `query` asks or needs; None while the models
-        load, when the model is off or missing, or if it fails (the caller's rule decides then)."""
+    def on_topic(self, query: str, texts: Sequence[str], dense: Sequence[float] | None = None) -> list[bool] | None:
+        """Whether the relevance model reads each text as about what `query` asks or needs, through its context gate
+        when `dense` gives each text's cosine to the query (RelevanceModel.on_topic); None while the models load,
+        when the model is off or missing, or if it fails (the caller's rule decides then)."""
         probabilities = self.relevance(query, texts)
         model = self.relevance_model
-        return None if probabilities is None or model is None else [p >= model.threshold for p in probabilities]
+        return None if probabilities is None or model is None else model.verdicts(probabilities, dense)
 
     def relevance(self, query: str, texts: Sequence[str]) -> list[float] | None:
         """The relevance model's probability that each text is about what `query` asks or needs, in one batch; None

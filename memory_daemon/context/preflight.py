@@ -108,9 +108,10 @@ class ContextCompiler:
     def __init__(self, memories: MemoryService, graph: GraphService, search: UnifiedSearch,
                  working_memory: Callable[[str, str], Sequence[ContextLine]] | None = None,
                  decisions: DecisionLog | None = None,
-                 on_topic: Callable[[str, Sequence[str]], list[bool] | None] | None = None) -> None:
+                 on_topic: Callable[[str, Sequence[str], Sequence[float]], list[bool] | None] | None = None) -> None:
         self._memories = memories
-        # The relevance model's verdict on (task, texts), or None when it cannot answer: then the rule decides.
+        # The relevance model's verdict on (task, texts, their cosines to it), or None when it cannot answer: then the
+        # rule decides.
         self._on_topic_model = on_topic
         self._search = search
         self._graph = graph
@@ -150,8 +151,9 @@ class ContextCompiler:
         return [l for l in lines if l.kind != "note" or l.id in current]
 
     def _searched_lines(self, namespace: str, task: str, episode_kinds: Sequence[str]) -> list[ContextLine]:
-        """Memories, episodes and decisions from one search: only current memories, only on-topic hits, each as
-        relevant as its fused score against the best; a decision shows its outcome, an invariant counts for more."""
+        """Memories, episodes and decisions from one search: only current memories, none that a newer memory among
+        them updates, only on-topic hits, each as relevant as its fused score against the best; a decision shows its
+        outcome, an invariant counts for more."""
         kinds = ("memory", "episode", "decision") if self._decisions is not None else ("memory", "episode")
         query = self._memories.search_query(namespace, task, SEARCH_DEPTH, (), "", "")
         hits = self._on_topic_hits(task, [h for h in self._search.search(query, kinds, episode_kinds)
@@ -159,13 +161,16 @@ class ContextCompiler:
         if not hits:
             return []
         best = max(h.score for h in hits)
+        # Every hit can score 0 (a store where nothing but the words matched, all decayed): then all are equal.
+        relevant = [(hit, hit.score / best if best > 0 else 1.0) for hit in hits]
+        relevant = [(hit, relevance) for hit, relevance in relevant if relevance >= MIN_RELEVANCE]
+        # A memory a newer one here wholly updates is outdated even where import left the two unlinked.
+        outdated = self._memories.updated_among([hit.row for hit, _ in relevant if hit.kind == "memory"])
         lines = []
-        for hit in hits:
-            # Every hit can score 0 (a store where nothing but the words matched, all decayed): then all are equal.
-            relevance = hit.score / best if best > 0 else 1.0
-            if relevance < MIN_RELEVANCE:
-                continue
+        for hit, relevance in relevant:
             row = hit.row
+            if hit.kind == "memory" and row.id in outdated:
+                continue
             if hit.kind == "memory":
                 lines.append(ContextLine(2, "memory", row.id, f"- {_clip(row.content)} [MEM:{row.id}]", relevance))
             elif hit.kind == "episode":
@@ -177,14 +182,13 @@ class ContextCompiler:
         return lines
 
     def _on_topic_hits(self, task: str, hits: list[SearchResult]) -> list[SearchResult]:
-        """The hits the cosine rule keeps and, when it kept few, those of the best RELEVANCE_DEPTH it turns away that
-        the relevance model reads as about the task (a paraphrased question shares no word and often has a cosine
-        under 0.45)."""
-        task_identifiers = set(identifiers(task))
-        kept = [_on_topic(h.signal_scores, _text_of(h), task_identifiers) for h in hits]
-        doubtful = [i for i, keep in enumerate(kept) if not keep][:RELEVANCE_DEPTH]
-        if doubtful and sum(kept) < RELEVANCE_WHEN_FEWER and self._on_topic_model is not None:
-            verdicts = self._on_topic_model(task, [_text_of(hits[i]) for i in doubtful])
+        """The hits the cosine rule keeps and, when it kept few, those of the best it turns away that the relevance
+        model's gate reads as about the task (a paraphrased question shares no word and often has a cosine under
+        0.45)."""
+        kept, doubtful = hits_to_read_again(task, [(h.signal_scores, _text_of(h)) for h in hits])
+        if doubtful and self._on_topic_model is not None:
+            verdicts = self._on_topic_model(task, [_text_of(hits[i]) for i in doubtful],
+                                            [hits[i].signal_scores.get("dense", 0.0) for i in doubtful])
             for i, verdict in zip(doubtful, verdicts or ()):
                 kept[i] = verdict
         return [h for h, keep in zip(hits, kept) if keep]
@@ -204,6 +208,17 @@ class ContextCompiler:
                             f" (since {format_iso(f.valid_from)[:10]}) [FACT:{f.id}]" + (f" (source {f.source})" if f.source else ""),
                             0.9 * f.confidence)
                 for f in facts.values()]
+
+
+def hits_to_read_again(task: str, hits: Sequence[tuple[dict[str, float], str]]) -> tuple[list[bool], list[int]]:
+    """For hits given as (signal scores, text) in search order: which the cosine rule keeps, and the positions of
+    those the relevance model's gate reads again: the best RELEVANCE_DEPTH it turns away, when it kept fewer than
+    RELEVANCE_WHEN_FEWER (models/relevance/fit_gate.py fits the gate on these)."""
+    task_identifiers = set(identifiers(task))
+    kept = [_on_topic(scores, text, task_identifiers) for scores, text in hits]
+    if sum(kept) >= RELEVANCE_WHEN_FEWER:
+        return kept, []
+    return kept, [i for i, keep in enumerate(kept) if not keep][:RELEVANCE_DEPTH]
 
 
 def _on_topic(scores: dict[str, float], text: str, task_identifiers: set[str]) -> bool:

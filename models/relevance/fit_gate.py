@@ -1,0 +1,177 @@
+"""Fit compile_context's gate (preprocessing/context_gate.py) on the hits its cosine rule turns away in timeline sets,
+estimate it set by set, and write it into the relevance model's manifest."""
+
+# Usage (runtime venv, no torch):  .venv/bin/python models/relevance/fit_gate.py [--sets N,N,...] [--write]
+# Each set's scenarios are imported into a temporary daemon as `cortexd eval timelines` imports them; each question,
+# and another scenario's question (a foreign one: no memory of the namespace answers it), is searched as
+# compile_context searches, and preflight's own rule picks the hits the gate reads again. Labels: a question's current
+# memory 1, any hit of a foreign question 0; a question's other memories are left out (about its subject, not its
+# answer). The threshold is the lowest at which the gate admits no more foreign hits than the model's threshold did.
+# Leave-one-set-out: each set scored by a gate fitted on the others, in a replica of compile_context's choice of
+# memories (kept hits, then the share of the best hit's score), beside the model's threshold in the same replica.
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))
+
+import numpy as np  # noqa: E402
+
+from memory_daemon.client.launcher import temporary_daemon  # noqa: E402
+from memory_daemon.context.preflight import MIN_RELEVANCE, SEARCH_DEPTH, hits_to_read_again  # noqa: E402
+from memory_daemon.evals.retrieval import UPDATE_CHECK_TIMEOUT_SECONDS, read_jsonl, timeline_records  # noqa: E402
+from preprocessing.context_gate import FEATURES, ContextGate, features  # noqa: E402
+from preprocessing.registry import sha256_of  # noqa: E402
+from preprocessing.relevance_model import RelevanceModel  # noqa: E402
+
+DEVELOPMENT_SETS = (11, 12, 13, 14, 15, 16, 18, 19, 20)  # README, Quality: the nine development timeline sets
+L2 = 1.0
+NEWTON_STEPS = 50
+COMMAND = ".venv/bin/python models/relevance/fit_gate.py --write"
+
+
+def timeline_file(number: int) -> Path:
+    return REPO / "tests" / "data" / f"heldout_{number}" / f"timelines_test_{number}.jsonl"
+
+
+def searched(path: Path, model: RelevanceModel) -> list[dict]:
+    """Per question (its own and a foreign one): its current hits as compile_context sees them, which of them the
+    rule keeps, and the model's reading of those it reads again."""
+    timelines = read_jsonl(path)
+    records = timeline_records(timelines)
+    questions = []
+    with temporary_daemon() as daemon:
+        daemon.wait_serving()
+        for number, timeline in enumerate(timelines):
+            foreign = timelines[(number + len(timelines) // 2) % len(timelines)]
+            with daemon.client(timeline["namespace"]) as client:
+                client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
+                client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS)
+                for own, question in ((True, timeline["question"]), (False, foreign["question"])):
+                    reply = client.search_memory(query=question, limit=SEARCH_DEPTH,
+                                                 kinds=["memory", "episode", "decision"])
+                    hits = [h for h in reply.hits if h.kind == "memory" and not h.memory.superseded_by]
+                    kept, doubtful = hits_to_read_again(question, [(dict(h.signal_scores), h.memory.content)
+                                                                   for h in hits])
+                    readings = model.relevance(question, [hits[i].memory.content for i in doubtful]) if doubtful else []
+                    questions.append({
+                        "set": path.name, "own": own, "current": timeline["current"] if own else "",
+                        "hits": [{"id": h.memory.external_id, "score": h.score, "kept": k,
+                                  "dense": h.signal_scores.get("dense", 0.0)} for h, k in zip(hits, kept)],
+                        "read": {str(i): p for i, p in zip(doubtful, readings)}})
+    return questions
+
+
+def labelled(questions: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    rows, labels = [], []
+    for q in questions:
+        for position, probability in q["read"].items():
+            hit = q["hits"][int(position)]
+            if q["own"] and hit["id"] != q["current"]:
+                continue
+            rows.append(features(probability, hit["dense"]))
+            labels.append(1.0 if q["own"] else 0.0)
+    return np.asarray(rows, dtype=float).reshape(-1, len(FEATURES)), np.asarray(labels)
+
+
+def fitted(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Logistic regression by Newton's method, L2 on the weights (not the bias)."""
+    design = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(design.shape[1])
+    penalty = np.diag([L2] * x.shape[1] + [0.0])
+    for _ in range(NEWTON_STEPS):
+        p = 1 / (1 + np.exp(-(design @ w)))
+        gradient = design.T @ (p - y) + penalty @ w
+        hessian = (design * (p * (1 - p))[:, None]).T @ design + penalty
+        w -= np.linalg.solve(hessian, gradient)
+    return w[:-1], float(w[-1])
+
+
+def gate_for(questions: list[dict], model_threshold: float) -> ContextGate:
+    """The gate fitted on these questions, at the lowest threshold admitting no more foreign hits than the model's."""
+    x, y = labelled(questions)
+    weights, bias = fitted(x, y)
+    scores = 1 / (1 + np.exp(-(x @ weights + bias)))
+    allowed = int(((1 / (1 + np.exp(-x[:, 0])) >= model_threshold) & (y == 0)).sum())
+    negatives = np.sort(scores[y == 0])[::-1]
+    # Just above the (allowed + 1)-th highest foreign score, to 6 places: at most `allowed` foreign hits pass.
+    threshold = math.ceil(negatives[allowed] * 1e6 + 1e-9) / 1e6 if allowed < len(negatives) else 0.5
+    return ContextGate(tuple(float(w) for w in weights), bias, min(threshold, 0.999999))
+
+
+def in_context(question: dict, admits) -> set[str]:
+    """The memories a replica of compile_context puts in the context: the kept hits, each at least MIN_RELEVANCE of
+    the best one's score."""
+    kept = [dict(h) for h in question["hits"]]
+    for position, probability in question["read"].items():
+        hit = kept[int(position)]
+        hit["kept"] = admits(probability, hit["dense"])
+    chosen = [h for h in kept if h["kept"]]
+    best = max((h["score"] for h in chosen), default=0.0)
+    return {h["id"] for h in chosen if best <= 0 or h["score"] / best >= MIN_RELEVANCE}
+
+
+def replica(questions: list[dict], admits) -> tuple[float, float]:
+    """(current memory in the context, foreign question given a memory), over the questions' scenarios."""
+    own = [q for q in questions if q["own"]]
+    foreign = [q for q in questions if not q["own"]]
+    current_in = sum(q["current"] in in_context(q, admits) for q in own) / max(len(own), 1)
+    given = sum(bool(in_context(q, admits)) for q in foreign) / max(len(foreign), 1)
+    return current_in, given
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sets", default=",".join(map(str, DEVELOPMENT_SETS)), help="held-out timeline set numbers")
+    parser.add_argument("--write", action="store_true", help="write the gate into models/relevance/manifest.json")
+    args = parser.parse_args()
+    model = RelevanceModel.load(threads=2)
+    paths = [timeline_file(int(n)) for n in args.sets.split(",")]
+    by_set = {path.name: searched(path, model) for path in paths}
+    every = [q for questions in by_set.values() for q in questions]
+    threshold_rule = lambda p, d: p >= model.threshold  # noqa: E731
+    print("| set | hits read (current / foreign) | current in: threshold / gate fitted on the others | "
+          "foreign given a memory: threshold / gate |\n| --- | --- | --- | --- |")
+    totals = np.zeros(4)
+    for name, questions in by_set.items():
+        gate = gate_for([q for other, qs in by_set.items() if other != name for q in qs], model.threshold)
+        before, after = replica(questions, threshold_rule), replica(questions, gate.admits)
+        x, y = labelled(questions)
+        totals += [before[0], after[0], before[1], after[1]]
+        print(f"| {name} | {int(y.sum())} / {int((y == 0).sum())} | {before[0]:.3f} / {after[0]:.3f} | "
+              f"{before[1]:.3f} / {after[1]:.3f} |")
+    means = totals / len(by_set)
+    print(f"| mean (leave one set out) | | {means[0]:.3f} / {means[1]:.3f} | {means[2]:.3f} / {means[3]:.3f} |")
+    gate = gate_for(every, model.threshold)
+    x, y = labelled(every)
+    in_sample = replica(every, gate.admits)
+    print(f"\nfitted on all: weights {dict(zip(FEATURES, gate.weights))}, bias {gate.bias:.4f}, threshold "
+          f"{gate.threshold}; {int(y.sum())} current and {int((y == 0).sum())} foreign hits read; in-sample current in "
+          f"{in_sample[0]:.3f}, foreign given a memory {in_sample[1]:.3f}")
+    if args.write:
+        manifest_path = HERE / "manifest.json"
+        manifest = json.loads(manifest_path.read_text())
+        manifest["context_gate"] = {
+            "features": list(FEATURES), "weights": [round(w, 6) for w in gate.weights], "bias": round(gate.bias, 6),
+            "threshold": gate.threshold, "command": COMMAND, "l2": L2,
+            "rule": "logistic regression on the hits compile_context reads again (current memory 1, a foreign "
+                    "question's hit 0); threshold: the lowest admitting no more foreign hits than the model's",
+            "hits": {"current": int(y.sum()), "foreign": int((y == 0).sum())},
+            "fitted_on": {str(p.relative_to(REPO)): sha256_of(p) for p in paths},
+            "leave_one_set_out": {"current_in": {"threshold": round(means[0], 4), "gate": round(means[1], 4)},
+                                  "foreign_given_a_memory": {"threshold": round(means[2], 4), "gate": round(means[3], 4)}},
+        }
+        manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+        print(f"wrote the gate into {manifest_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
