@@ -89,17 +89,21 @@ class RelationJudge:
         caller that chose the candidates by something other than meaning (what "it" may refer to) passes floor=-1."""
         floor = self.floor if floor is None else floor
         close = sorted((c for c in candidates if c.similarity >= floor), key=lambda c: -c.similarity)
-        close = close[: self.max_pairs]
+        return self.judge_pairs([(new_text, c) for c in close[: self.max_pairs]])
+
+    def judge_pairs(self, pairs: Sequence[tuple[str, DedupCandidate]]) -> list[JudgedPair]:
+        """Each (new text, candidate) pair read as `judge` reads it, every unread pair in one model call: pairs of
+        several new texts cost less together (four short pairs: 14 ms in one call, 23 ms in four)."""
         # The model reads at most 96 word pieces of a pair, far fewer than these characters: the key is exact and small.
-        pairs = [(c.text[:PAIR_KEY_CHARS], new_text[:PAIR_KEY_CHARS]) for c in close]
+        keys = [(c.text[:PAIR_KEY_CHARS], new_text[:PAIR_KEY_CHARS]) for new_text, c in pairs]
         with self._lock:
-            known = {pair: self._read[pair] for pair in pairs if pair in self._read}
-        unread = [pair for pair in dict.fromkeys(pairs) if pair not in known]
+            known = {key: self._read[key] for key in keys if key in self._read}
+        unread = [key for key in dict.fromkeys(keys) if key not in known]
         if unread:
             read = dict(zip(unread, self.model.classify(unread), strict=True))
             self._remember(read)
             known.update(read)
-        return [self._checked(JudgedPair(c, known[pair]), new_text) for c, pair in zip(close, pairs, strict=True)]
+        return [self._checked(JudgedPair(c, known[key]), new_text) for (new_text, c), key in zip(pairs, keys, strict=True)]
 
     def _checked(self, pair: JudgedPair, new_text: str) -> JudgedPair:
         """The model's reading, unless one of three checks overrules it. An update of another environment's or holder's

@@ -20,10 +20,11 @@ class CountingModel:
     """The real model, counting the pairs it is asked to read."""
 
     def __init__(self, model):
-        self.model, self.pairs = model, 0
+        self.model, self.pairs, self.calls = model, 0, 0
 
     def classify(self, pairs):
         self.pairs += len(pairs)
+        self.calls += 1
         return self.model.classify(pairs)
 
 
@@ -100,6 +101,22 @@ def test_a_forgotten_memory_leaves_no_pair_in_memory_however_long_it_is(judge):
     counting.forget_texts([long_memory])
     counting.check("standup moved to 9:45", candidates)
     assert counting.model.pairs == 2
+
+
+def test_pairs_of_several_new_texts_are_read_in_one_call_as_judge_reads_each(judge):
+    counting = RelationJudge(CountingModel(judge.model))
+    dentist = candidate("m1", "My dentist is Dr. Okafor at Millbrook Dental.", 0.56)
+    database = candidate("m2", "The staging database is Postgres 14.", 0.63)
+    pairs = [("Switched dentists: I see Dr. Lind at Harbour Smiles now.", dentist),
+             ("Upgraded the production database to Postgres 16 last night.", database)]
+    together = counting.judge_pairs(pairs)
+    assert (counting.model.calls, counting.model.pairs) == (1, 2)
+    alone = [judge.judge(text, [memory], floor=-1)[0] for text, memory in pairs]
+    assert [(p.candidate, p.relation.label, p.overruled) for p in together] == \
+        [(p.candidate, p.relation.label, p.overruled) for p in alone]
+    assert together[0].relation.label == "UPDATE" and together[0].relation.confidence >= SURE_UPDATE
+    assert together[1].overruled  # production's upgrade is another instance's: it updates nothing of staging's
+    assert counting.judge_pairs(pairs) == together and counting.model.calls == 1  # read once, remembered
 
 
 def test_no_more_than_max_pairs_are_read(judge):

@@ -63,7 +63,7 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 # it restates: dedup's floor for a stated update of a shared subject.
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
-CONTEXT_UPDATE_PAIRS = IMPORT_PAIRS  # pairs of a context's memories read for an update import left unlinked
+CONTEXT_UPDATE_PAIRS = 2  # pairs of a context's memories read for an update import left unlinked (about 4 ms a pair)
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 16
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
@@ -545,8 +545,7 @@ class MemoryService:
         against its neighbours: the relation judge with all its checks, a sure UPDATE no check overruled. Import reads
         a record against its IMPORT_PAIRS nearest memories only, so an update of a memory further away stays unlinked;
         a context that shows both leaves the older out. The closest CONTEXT_UPDATE_PAIRS pairs at a cosine of
-        IMPORT_CANDIDATE_FLOOR or more are read (a pair costs about 4.5 ms); without the relation model, or if it
-        fails, none."""
+        IMPORT_CANDIDATE_FLOOR or more are read, in one model call; without the relation model, or if it fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or len(rows) < 2:
             return set()
@@ -557,20 +556,16 @@ class MemoryService:
             pairs += [(cosine, older, newer) for older in same for newer in same
                       if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
                       and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
-        candidates: dict[str, tuple[MemoryRow, list[DedupCandidate]]] = {}
-        for cosine, older, newer in sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]:
-            candidates.setdefault(newer.id, (newer, []))[1].append(DedupCandidate(older.id, older.content, cosine))
+        closest = sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]
         known = {r.id: r for r in rows}
-        updated: set[str] = set()
         try:
-            for newer, older in candidates.values():
-                judged = judge.judge(newer.content, self._with_earlier_versions(newer.namespace, older, known),
-                                     floor=IMPORT_CANDIDATE_FLOOR)
-                updated |= {pair.candidate.memory_id for pair in sure_updates(judged)}
+            olders = [self._with_earlier_versions(older.namespace, [DedupCandidate(older.id, older.content, cosine)],
+                                                  known)[0] for cosine, older, _newer in closest]
+            judged = judge.judge_pairs([(newer.content, older) for older, (_c, _o, newer) in zip(olders, closest)])
         except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()
-        return updated
+        return {pair.candidate.memory_id for pair in sure_updates(judged)}
 
     def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
         wanted = list(dict.fromkeys(i.strip() for i in ids))
