@@ -1,5 +1,6 @@
 """compile_context through a real proxy: a question that shares no word with its answer still finds it (the relevance
-model), an unrelated task finds nothing, and without the model the cosine rule alone decides and the daemon says so."""
+model and its gate), an unrelated task finds nothing, and without the model the cosine rule alone decides and the
+daemon says so; of two unlinked versions in one context, the older is left out only when the newer updates it all."""
 
 from __future__ import annotations
 
@@ -83,3 +84,36 @@ async def test_a_loose_answer_the_model_alone_would_turn_away_is_let_in_by_the_g
             assert any(answer in line for line in lines), (question, lines)
             assert not any("429" in line or "Ilka" in line for line in lines), lines
         assert await _context_of(host, FOREIGN) == []
+
+
+# Written for this test. Each case: the older memory, the newer one, a question both answer, and whether the older
+# one belongs in the context beside the newer. The newer text reaches the store through edit_memory, which corrects
+# a memory's words without an update check: the pair is left unlinked, as import leaves an update of a memory beyond
+# the nearest few it reads a record against.
+VERSIONS = [
+    ("My dentist is Dr. Okafor at Millbrook Dental.", "Switched dentists: I see Dr. Lind at Harbour Smiles now.",
+     "Who is my dentist?", False),
+    ("Our staging database runs Postgres 14.", "Upgraded the staging database to Postgres 16 last night.",
+     "Which Postgres version does the staging database run?", False),
+    # A partial update: the room is unchanged, so the older memory still answers part of the question.
+    ("The team standup is at 9:30 every morning in room Fir.", "Moved the team standup to 10:15, still in room Fir.",
+     "When and where is the team standup?", True),
+    # Another instance's change: the staging database is not upgraded by production's upgrade.
+    ("The staging database is Postgres 14.", "Upgraded the production database to Postgres 16 last night.",
+     "Which Postgres version is the staging database on?", True),
+]
+PLACEHOLDER = "Picked up a new pair of running shoes at the market on Saturday."
+
+
+@pytest.mark.parametrize("case", range(len(VERSIONS)))
+async def test_a_context_shows_the_newer_of_two_unlinked_versions_only_when_it_updates_the_whole(module_daemon, case):
+    older, newer, question, older_kept = VERSIONS[case]
+    async with mcp_session(module_daemon.address, f"ctx-versions-{case}") as host:
+        kept = payload(await host.call_tool("save_memory", {"content": older}))["memory"]["id"]
+        edited = payload(await host.call_tool("save_memory", {"content": PLACEHOLDER}))["memory"]["id"]
+        payload(await host.call_tool("edit_memory", {"id": edited, "content": newer, "reason": "wrong memory"}))
+        found = payload(await host.call_tool("search_memory", {"query": question}))
+        assert {kept, edited} <= {hit["memory"]["id"] for hit in found["hits"]}, found  # both current, both found
+        lines = await _context_of(host, question)
+        assert any(newer in line for line in lines), lines
+        assert any(older in line for line in lines) == older_kept, lines
