@@ -160,10 +160,8 @@ class ContextCompiler:
                                           if h.kind != "memory" or h.row.superseded_by is None])
         if not hits:
             return []
-        best = max(h.score for h in hits)
-        # Every hit can score 0 (a store where nothing but the words matched, all decayed): then all are equal.
-        relevant = [(hit, hit.score / best if best > 0 else 1.0) for hit in hits]
-        relevant = [(hit, relevance) for hit, relevance in relevant if relevance >= MIN_RELEVANCE]
+        relevant = [(hit, share) for hit, share in zip(hits, shares_of_best([h.score for h in hits]))
+                    if share >= MIN_RELEVANCE]
         # A memory a newer one here wholly updates is outdated even where import left the two unlinked.
         outdated = self._memories.updated_among([hit.row for hit, _ in relevant if hit.kind == "memory"])
         lines = []
@@ -208,6 +206,13 @@ class ContextCompiler:
                             f" (since {format_iso(f.valid_from)[:10]}) [FACT:{f.id}]" + (f" (source {f.source})" if f.source else ""),
                             0.9 * f.confidence)
                 for f in facts.values()]
+
+
+def shares_of_best(scores: Sequence[float]) -> list[float]:
+    """Each score as a share of the best one. Every hit can score 0 (a store where nothing but the words matched, all
+    decayed): then all are equal, at 1."""
+    best = max(scores, default=0.0)
+    return [score / best if best > 0 else 1.0 for score in scores]
 
 
 def hits_to_read_again(task: str, hits: Sequence[tuple[dict[str, float], str]]) -> tuple[list[bool], list[int]]:

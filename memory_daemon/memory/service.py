@@ -556,12 +556,12 @@ class MemoryService:
             pairs += [(cosine, older, newer) for older in same for newer in same
                       if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
                       and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
-        closest = sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]
         known = {r.id: r for r in rows}
         try:
-            olders = [self._with_earlier_versions(older.namespace, [DedupCandidate(older.id, older.content, cosine)],
-                                                  known)[0] for cosine, older, _newer in closest]
-            judged = judge.judge_pairs([(newer.content, older) for older, (_c, _o, newer) in zip(olders, closest)])
+            judged = judge.judge_pairs([
+                (newer.content, self._with_earlier_versions(
+                    older.namespace, [DedupCandidate(older.id, older.content, cosine)], known)[0])
+                for cosine, older, newer in sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]])
         except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()

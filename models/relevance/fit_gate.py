@@ -25,7 +25,9 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 
 from memory_daemon.client.launcher import temporary_daemon  # noqa: E402
-from memory_daemon.context.preflight import MIN_RELEVANCE, SEARCH_DEPTH, hits_to_read_again  # noqa: E402
+from memory_daemon.context.preflight import (  # noqa: E402
+    MIN_RELEVANCE, SEARCH_DEPTH, hits_to_read_again, shares_of_best,
+)
 from memory_daemon.evals.retrieval import UPDATE_CHECK_TIMEOUT_SECONDS, read_jsonl, timeline_records  # noqa: E402
 from preprocessing.context_gate import FEATURES, ContextGate, features  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
@@ -114,8 +116,7 @@ def in_context(question: dict, admits) -> set[str]:
         hit = kept[int(position)]
         hit["kept"] = admits(probability, hit["dense"])
     chosen = [h for h in kept if h["kept"]]
-    best = max((h["score"] for h in chosen), default=0.0)
-    return {h["id"] for h in chosen if best <= 0 or h["score"] / best >= MIN_RELEVANCE}
+    return {h["id"] for h, share in zip(chosen, shares_of_best([h["score"] for h in chosen])) if share >= MIN_RELEVANCE}
 
 
 def replica(questions: list[dict], admits) -> tuple[float, float]:
