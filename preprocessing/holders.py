@@ -1,4 +1,5 @@
-"""Whose fact a statement states: the user's own ("my", "our team's"), or a named other's (a possessor, a named group)."""
+"""Whose fact a statement states: the user's own ("my", "our team's"), or a named other's (a possessor, a named group,
+a subject its own possessive pronoun points back to)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,14 @@ PEOPLE_NOUNS = frozenset("mum mom mother dad father parents sister brother son d
 TIME_NOUNS = frozenset("second seconds minute minutes hour hours day days week weeks month months year years today "
                        "tonight tomorrow yesterday".split())
 SUBJECT_ROLES = ("nsubj", "nsubjpass", "poss")
+CLAUSE_SUBJECTS = ("nsubj", "nsubjpass")
+# A possessive pronoun of the third person: "Kasia switched her day off" states Kasia's day off.
+THIRD_PERSON_POSSESSIVES = frozenset("his her hers their theirs".split())
 # What may stand between a possessive's marker and the noun it possesses ("Theo's new swimming lessons").
 NOUN_PHRASE_TAGS = frozenset("JJ JJR JJS NN NNS NNP NNPS CD VBG HYPH".split())
 # Only a text with a possessive or a group noun can name another holder: the others are not parsed.
-_MAY_NAME_A_HOLDER = re.compile(r"\w(?:'s|’s|s'|s’)\W|\b(?:" + "|".join(sorted(GROUP_NOUNS)) + r")\b", re.I)
+_MAY_NAME_A_HOLDER = re.compile(r"\w(?:'s|’s|s'|s’)\W|\b(?:" + "|".join(sorted(GROUP_NOUNS | THIRD_PERSON_POSSESSIVES))
+                                + r")\b", re.I)
 _FIRST_PERSON_WORD = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON)) + r")\b(?!-)", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
 REMEMBERED_TEXTS = 16384
@@ -53,7 +58,43 @@ def read_holders(doc) -> Holders:
             modifiers = [c.lower_ for c in token.children if c.dep_ in ("compound", "amod", "nmod")]
             if modifiers and not FIRST_PERSON & set(modifiers):
                 others.add(" ".join([*modifiers, token.lower_]))
+        elif _named_subject(token) and _pointed_back_to(token):
+            owned_by_user = [c for c in token.children if c.i in mine]
+            names = [c.lower_ for c in token.children if c.dep_ == "compound" and c.i < token.i] + [token.lower_]
+            if owned_by_user and not PEOPLE_NOUNS & set(names):
+                continue  # "our cat Biscuit loves her kibble" is the user's
+            mine -= {c.i for c in owned_by_user}  # "my sister moved her appointment" is the sister's
+            others.add(" ".join(names))
     return Holders(bool(mine), frozenset(others))
+
+
+def _named_subject(token) -> bool:
+    """A clause's subject that can hold a fact of its own: a name ("Kasia", "dan"), a relative ("Dad", "my sister"),
+    or a bare noun ("sales"); not a pronoun, a group noun (read above) or a noun with a determiner ("the client")."""
+    if token.dep_ not in CLAUSE_SUBJECTS or token.lower_ in GROUP_NOUNS:
+        return False
+    if token.pos_ == "PROPN" or token.lower_ in PEOPLE_NOUNS:
+        return True
+    return token.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss") for c in token.children)
+
+
+def _pointed_back_to(subject) -> bool:
+    """A third-person possessive pronoun in the subject's own clause points back to it: "Kasia switched her day off",
+    "dan renewed his", "Dad thought his blood type was A positive" (through a clause whose subject is what the pronoun
+    owns); not "Marta said the client moved his meeting", where another subject comes between."""
+    verb = subject.head
+    for token in verb.subtree:
+        if token.lower_ not in THIRD_PERSON_POSSESSIVES or (token.lower_ in ("her", "their") and token.tag_ != "PRP$"):
+            continue
+        path = {token.i}
+        for ancestor in token.ancestors:
+            if ancestor.i == verb.i:
+                return True
+            if ancestor.pos_ in ("VERB", "AUX") and any(c.dep_ in CLAUSE_SUBJECTS and c.i not in path
+                                                        for c in ancestor.children):
+                break
+            path.add(ancestor.i)
+    return False
 
 
 def _possessor(token) -> bool:

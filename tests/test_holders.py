@@ -95,6 +95,36 @@ def test_a_contraction_of_is_names_no_holder(reader, text):
     assert reader.holders(text).others == frozenset()
 
 
+@pytest.mark.parametrize("text, holder", [
+    ("Tomasz switched his gym sessions to Thursday mornings.", "tomasz"),
+    ("marisol renewed hers, it runs till 2031 now", "marisol"),
+    ("Grandad always said his blood group was B negative.", "grandad"),  # through the clause "his" sits in
+    ("support got their on-call allowance raised to 30 euros", "support"),
+])
+def test_a_subject_its_own_possessive_points_back_to_is_a_holder(reader, text, holder):
+    assert reader.holders(text).others == {holder}
+
+
+def test_a_relative_as_the_subject_holds_the_fact_not_the_user(reader):
+    read = reader.holders("My brother moved his dentist appointment to Friday.")
+    assert read.others == {"brother"} and not read.first_person
+
+
+@pytest.mark.parametrize("text", [
+    "Marta said the client moved his meeting to Friday.",  # another subject comes between
+    "Priya moved the standup to 10:30.",  # no possessive: Priya may move the user's standup
+    "I told her my day off is Friday.",  # "her" is an object, not a possessive
+    "The vendor moved their deadline to May.",  # a noun with a determiner
+])
+def test_a_subject_without_its_own_possessive_is_no_holder(reader, text):
+    assert reader.holders(text).others == frozenset()
+
+
+def test_the_users_own_named_pet_stays_the_users(reader):
+    read = reader.holders("Our cat Biscuit loves her new kibble.")
+    assert read.first_person and read.others == frozenset()
+
+
 def test_a_relative_of_the_user_is_another_holder(reader):
     read = reader.holders("my sister's piano teacher is Mr. Adebayo")
     assert read.others == {"sister"} and not read.first_person

@@ -107,6 +107,23 @@ async def test_the_users_own_fact_comes_before_another_holders_look_alike(daemon
         assert found["hits"][0]["memory"]["id"] == mine["id"]
 
 
+@pytest.mark.parametrize("own, theirs, question", [
+    ("I train at the gym on Tuesday evenings.", "Tomasz switched his gym sessions to Thursday mornings.",
+     "what day are my gym sessions?"),
+    ("I have Mondays off work.", "Ingrid switched her day off to Thursdays.", "which day off do I have?"),
+])
+async def test_the_users_own_fact_comes_before_a_named_persons_change_of_theirs(daemon, own, theirs, question):
+    # Words and meaning put the other person's change first (it did at 829d541). No "'s" names the holder, but "his"
+    # and "her" point back to the subject: the change is theirs, and search halves its score for a question about
+    # the user's own.
+    async with mcp_session(daemon.address, "judge-holder-subject-" + theirs.split()[0]) as host:
+        mine = payload(await host.call_tool("save_memory", {"content": own}))["memory"]
+        payload(await host.call_tool("save_memory", {"content": theirs}))
+        found = payload(await host.call_tool("search_memory", {"query": question}))
+        assert found["hits"][0]["memory"]["id"] == mine["id"]
+        assert not found["hits"][0]["memory"].get("superseded_by")
+
+
 async def test_an_imported_change_without_a_change_word_stays_current_beside_a_later_remark(daemon, tmp_path):
     # "Halved that this week" replaces the timeout (an update that names no subject). The relation model reads the
     # later remark as an update of it (0.99), as it does after any change; the store knows it is one, so it stays.
