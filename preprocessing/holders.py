@@ -81,10 +81,15 @@ def _named_subject(token) -> bool:
 def _pointed_back_to(subject) -> bool:
     """A third-person possessive pronoun in the subject's own clause points back to it: "Kasia switched her day off",
     "dan renewed his", "Dad thought his blood type was A positive" (through a clause whose subject is what the pronoun
-    owns); not "Marta said the client moved his meeting", where another subject comes between."""
+    owns); not "Marta said the client moved his meeting", where another subject comes between, nor "her friend Javier
+    takes over", where the pronoun is inside the subject and points to someone else."""
     verb = subject.head
+    # Inside a subject of the verb: the parser may split "his cousin Javier" into two subjects.
+    within_subject = {t.i for c in verb.children if c.dep_ in CLAUSE_SUBJECTS for t in c.subtree}
     for token in verb.subtree:
         if token.lower_ not in THIRD_PERSON_POSSESSIVES or (token.lower_ in ("her", "their") and token.tag_ != "PRP$"):
+            continue
+        if token.i in within_subject:
             continue
         path = {token.i}
         for ancestor in token.ancestors:

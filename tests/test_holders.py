@@ -115,6 +115,7 @@ def test_a_relative_as_the_subject_holds_the_fact_not_the_user(reader):
     "Priya moved the standup to 10:30.",  # no possessive: Priya may move the user's standup
     "I told her my day off is Friday.",  # "her" is an object, not a possessive
     "The vendor moved their deadline to May.",  # a noun with a determiner
+    "She's leaving, so his cousin Javier takes over the Tuesday class.",  # the pronoun is inside the subject
 ])
 def test_a_subject_without_its_own_possessive_is_no_holder(reader, text):
     assert reader.holders(text).others == frozenset()
