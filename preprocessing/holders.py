@@ -31,6 +31,13 @@ _MAY_NAME_A_HOLDER = re.compile(r"\w(?:'s|’s|s'|s’)\W|\b(?:" + "|".join(sort
                                 + r")\b", re.I)
 _FIRST_PERSON_WORD = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON)) + r")\b(?!-)", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
+# One person by several names: "Mum went back home" answers "is my mother still living with us?".
+KIN_NAMES = {
+    "mother": "mum mom mommy mummy mama mother", "father": "dad daddy papa father",
+    "grandmother": "grandma granny gran nan nana grandmother", "grandfather": "grandpa grandad granddad grandfather",
+    "partner": "partner wife husband spouse girlfriend boyfriend", "child": "kid kids child children",
+}
+_KIN = {name: kin for kin, names in KIN_NAMES.items() for name in names.split()}
 REMEMBERED_TEXTS = 16384
 
 
@@ -137,12 +144,17 @@ def speaks_of_the_user(text: str) -> bool:
 def holders_differ(first_text: str, first: Holders, second_text: str, second: Holders) -> bool:
     """The second text states its fact of a holder the first does not name, and the first is the user's own (the
     second does not speak of the user), or of a holder the second does not name."""
-    first_words, second_words = set(_WORD.findall(first_text.lower())), set(_WORD.findall(second_text.lower()))
-    if all(set(_WORD.findall(h)) <= first_words for h in second.others):
+    first_words, second_words = _words(first_text), _words(second_text)
+    if all(_words(h) <= first_words for h in second.others):
         return False
     if first.first_person and not second.first_person:
         return True
-    return any(not set(_WORD.findall(h)) <= second_words for h in first.others)
+    return any(not _words(h) <= second_words for h in first.others)
+
+
+def _words(text: str) -> set[str]:
+    """The text's words, each name of a relative as one ("mum" and "mother" are one person)."""
+    return {_KIN.get(word, word) for word in _WORD.findall(text.lower())}
 
 
 class HolderReader:

@@ -16,7 +16,7 @@ from memory_daemon.retrieval.hybrid import other_holders_down
 from memory_daemon.store import Database, MemoryRepository
 from preprocessing.dedup import DedupAction, DedupCandidate
 from preprocessing.entities import EntityExtractor
-from preprocessing.holders import HolderReader
+from preprocessing.holders import HolderReader, holders_differ
 from preprocessing.relation_dedup import RelationJudge
 from preprocessing.relation_model import RelationModel
 
@@ -124,6 +124,21 @@ def test_a_subject_without_its_own_possessive_is_no_holder(reader, text):
 def test_the_users_own_named_pet_stays_the_users(reader):
     read = reader.holders("Our cat Biscuit loves her new kibble.")
     assert read.first_person and read.others == frozenset()
+
+
+@pytest.mark.parametrize("question, text", [
+    ("Is my mother still staying with us?", "Her flat's finally fixed, so Mum moved back home on Sunday."),
+    ("What does my father drive these days?", "Dad's car is a green Skoda now."),
+    ("Where is my grandmother living?", "Gran has moved her things into a flat in Orwick."),
+])
+def test_a_relative_named_otherwise_by_the_question_is_the_one_asked_about(reader, question, text):
+    assert reader.holders(text).others  # the text names a holder...
+    assert not holders_differ(question, reader.holders(question), text, reader.holders(text))  # ...the one asked about
+
+
+def test_another_relative_is_still_another_holder(reader):
+    question, text = "Is my mother still staying with us?", "Dad moved his workshop into the garage."
+    assert holders_differ(question, reader.holders(question), text, reader.holders(text))
 
 
 def test_a_relative_of_the_user_is_another_holder(reader):
