@@ -26,7 +26,8 @@ CLAUSE_SUBJECTS = ("nsubj", "nsubjpass")
 THIRD_PERSON_POSSESSIVES = frozenset("his her hers their theirs".split())
 # What may stand between a possessive's marker and the noun it possesses ("Theo's new swimming lessons").
 NOUN_PHRASE_TAGS = frozenset("JJ JJR JJS NN NNS NNP NNPS CD VBG HYPH".split())
-# Only a text with a possessive or a group noun can name another holder: the others are not parsed.
+# Only a text with a possessive, a group noun or a possessive pronoun can name another holder: the others are not
+# parsed.
 _MAY_NAME_A_HOLDER = re.compile(r"\w(?:'s|’s|s'|s’)\W|\b(?:" + "|".join(sorted(GROUP_NOUNS | THIRD_PERSON_POSSESSIVES))
                                 + r")\b", re.I)
 _FIRST_PERSON_WORD = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON)) + r")\b(?!-)", re.I)
@@ -132,7 +133,8 @@ def _first_person(token) -> bool:
 
 
 def may_name_a_holder(text: str) -> bool:
-    """Whether the text has a possessive or a group noun: only such a text can name a holder of its own."""
+    """Whether the text has a possessive, a group noun or "his", "her", "their": only such a text can name a holder
+    of its own."""
     return bool(_MAY_NAME_A_HOLDER.search(text + " "))
 
 
@@ -164,7 +166,7 @@ class HolderReader:
         self._parsed = lru_cache(maxsize=REMEMBERED_TEXTS)(lambda text: read_holders(parse(text)))
 
     def holders(self, text: str) -> Holders:
-        """The text's holders; a text without a possessive or a group noun is not parsed."""
+        """The text's holders; a text without a possessive, a group noun or a possessive pronoun is not parsed."""
         if not may_name_a_holder(text):
             return Holders(speaks_of_the_user(text), frozenset())
         return self._parsed(text)

@@ -204,8 +204,8 @@ def other_holders_down(final: dict[str, float], rows: dict[str, MemoryRow], text
     """A question about the user's own ("what time is my standup?") or a named holder's ("when does Elin's school
     let out?") is not answered by the same attribute of another's ("The platform team's standup moved to 10:15",
     "My son Bram's school changed its finishing time"), which its words and meaning match as well: of the best
-    `depth` current hits, each that names another holder keeps `factor` of its score. Only texts with a possessive
-    or a group noun are parsed, and the query only when one of those hits is."""
+    `depth` current hits, each that names another holder keeps `factor` of its score. Only texts with a possessive,
+    a group noun or a possessive pronoun are parsed, and the query only when one of those hits is."""
     current = [m for m in final if not rows[m].superseded_by]
     top = heapq.nlargest(depth, current, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
     named = [m for m in top if may_name_a_holder(rows[m].content)]
