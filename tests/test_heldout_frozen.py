@@ -82,9 +82,12 @@ FROZEN = {
     "heldout_21/timelines_test_21.jsonl": "e36f78576dd43576ff8a85a46ade501b7a8e1aaed28055f79bedcae4c6cc2872",
     # Session 28: a fifth fresh helper (v21's brief), commissioned as a spare, frozen unscored and unread.
     "heldout_22/timelines_test_22.jsonl": "bebaf2d6e6fa843c99baf520521f93c1bcd2d64d57b4135c1631a86107610c03",
-    # Session 36: a sixth fresh helper (v21's brief, topics used before avoided), frozen unscored and unread for the
-    # candidate after session 36's, which is judged on v22.
+    # Session 36: a sixth fresh helper (v21's brief, topics used before avoided), frozen unscored and unread; scored
+    # once in session 36 with H3, H2 and the session's starting code.
     "heldout_23/timelines_test_23.jsonl": "29357bb682c53241ea4dff9614222a7e1e4696a1bad36f1aae17be29248e9b80",
+    # Session 36: a seventh fresh helper (the same brief, more topics avoided), frozen unscored and unread for the
+    # next candidate.
+    "heldout_24/timelines_test_24.jsonl": "681ba3a2647d8eac8659600f57fdeb36355c62012a2f1df4615593619cc0ac0c",
     # Session 29: a fresh helper (the pointing-statement brief, models/relation/data/DATASET.md), frozen before any
     # training on the pointing pairs; unscored and unread.
     "relation_pointing/relation_pointing_test.jsonl": "031f99b012e184e5941b1550839a6dd18e685f25b851974813fcc90e6bdb48c4",
