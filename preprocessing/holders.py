@@ -24,7 +24,6 @@ SUBJECT_ROLES = ("nsubj", "nsubjpass", "poss")
 CLAUSE_SUBJECTS = ("nsubj", "nsubjpass")
 # A possessive pronoun of the third person: "Kasia switched her day off" states Kasia's day off.
 THIRD_PERSON_POSSESSIVES = frozenset("his her hers their theirs".split())
-GENDERED_POSSESSIVES = frozenset("his her hers".split())
 # What may stand between a possessive's marker and the noun it possesses ("Theo's new swimming lessons").
 NOUN_PHRASE_TAGS = frozenset("JJ JJR JJS NN NNS NNP NNPS CD VBG HYPH".split())
 # Only a text with a possessive, a group noun or a possessive pronoun can name another holder: the others are not
@@ -67,7 +66,7 @@ def read_holders(doc) -> Holders:
             modifiers = [c.lower_ for c in token.children if c.dep_ in ("compound", "amod", "nmod")]
             if modifiers and not FIRST_PERSON & set(modifiers):
                 others.add(" ".join([*modifiers, token.lower_]))
-        elif (pronouns := _pronouns_of_subject(token)) and _pointed_back_to(token, pronouns):
+        elif _named_subject(token) and _pointed_back_to(token):
             owned_by_user = [c for c in token.children if c.i in mine]
             names = [c.lower_ for c in token.children if c.dep_ == "compound" and c.i < token.i] + [token.lower_]
             if owned_by_user and not PEOPLE_NOUNS & set(names):
@@ -77,21 +76,17 @@ def read_holders(doc) -> Holders:
     return Holders(bool(mine), frozenset(others))
 
 
-def _pronouns_of_subject(token) -> frozenset[str]:
-    """The possessive pronouns that can point back to a clause's subject that holds a fact of its own: any, for a name
-    ("Kasia", "dan") or a relative ("Dad", "my sister"); only "his" or "her" for a bare common noun (the tagger takes
-    some names for one: "Tomasz switched his…"), since its "their" is as often a thing's ("Pipelines keep their logs");
-    none for a pronoun, a group noun (read above) or a noun with a determiner ("the client")."""
+def _named_subject(token) -> bool:
+    """A clause's subject that can hold a fact of its own: a name ("Kasia", "dan"), a relative ("Dad", "my sister"),
+    or a bare noun ("sales"); not a pronoun, a group noun (read above) or a noun with a determiner ("the client")."""
     if token.dep_ not in CLAUSE_SUBJECTS or token.lower_ in GROUP_NOUNS:
-        return frozenset()
+        return False
     if token.pos_ == "PROPN" or token.lower_ in PEOPLE_NOUNS:
-        return THIRD_PERSON_POSSESSIVES
-    if token.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss") for c in token.children):
-        return GENDERED_POSSESSIVES
-    return frozenset()
+        return True
+    return token.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss") for c in token.children)
 
 
-def _pointed_back_to(subject, pronouns: frozenset[str]) -> bool:
+def _pointed_back_to(subject) -> bool:
     """A third-person possessive pronoun in the subject's own clause points back to it: "Kasia switched her day off",
     "dan renewed his", "Dad thought his blood type was A positive" (through a clause whose subject is what the pronoun
     owns); not "Marta said the client moved his meeting", where another subject comes between, nor "her friend Javier
@@ -100,7 +95,7 @@ def _pointed_back_to(subject, pronouns: frozenset[str]) -> bool:
     # Inside a subject of the verb: the parser may split "his cousin Javier" into two subjects.
     within_subject = {t.i for c in verb.children if c.dep_ in CLAUSE_SUBJECTS for t in c.subtree}
     for token in verb.subtree:
-        if token.lower_ not in pronouns or (token.lower_ in ("her", "their") and token.tag_ != "PRP$"):
+        if token.lower_ not in THIRD_PERSON_POSSESSIVES or (token.lower_ in ("her", "their") and token.tag_ != "PRP$"):
             continue
         if token.i in within_subject:
             continue
