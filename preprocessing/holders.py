@@ -54,26 +54,32 @@ def read_holders(doc) -> Holders:
     others: set[str] = set()
     for token in doc:
         if _possessor(token):
-            owned_by_user = [c for c in token.children if c.i in mine]
-            if owned_by_user and token.lower_ not in PEOPLE_NOUNS:
-                continue  # "our team's standup" is the user's
-            mine -= {c.i for c in owned_by_user}  # "my sister's dentist" is the sister's
-            # The possessor and the names compounded with it ("the platform team's"), not the whole subtree: a
-            # parse error there can hang a verb on it ("Switched Marlow's formatter").
-            others.add(" ".join([c.lower_ for c in token.children if c.dep_ == "compound" and c.i < token.i]
-                                + [token.lower_]))
+            _claim(token, _names(token), token.lower_ in PEOPLE_NOUNS, mine, others)
         elif token.lower_ in GROUP_NOUNS and token.dep_ in SUBJECT_ROLES:
             modifiers = [c.lower_ for c in token.children if c.dep_ in ("compound", "amod", "nmod")]
             if modifiers and not FIRST_PERSON & set(modifiers):
                 others.add(" ".join([*modifiers, token.lower_]))
         elif _named_subject(token) and _pointed_back_to(token):
-            owned_by_user = [c for c in token.children if c.i in mine]
-            names = [c.lower_ for c in token.children if c.dep_ == "compound" and c.i < token.i] + [token.lower_]
-            if owned_by_user and not PEOPLE_NOUNS & set(names):
-                continue  # "our cat Biscuit loves her kibble" is the user's
-            mine -= {c.i for c in owned_by_user}  # "my sister moved her appointment" is the sister's
-            others.add(" ".join(names))
+            names = _names(token)
+            _claim(token, names, bool(PEOPLE_NOUNS & set(names)), mine, others)
     return Holders(bool(mine), frozenset(others))
+
+
+def _names(token) -> list[str]:
+    """A holder's words: the token and the names compounded with it ("the platform team's"), not its whole subtree:
+    a parse error there can hang a verb on it ("Switched Marlow's formatter")."""
+    return [c.lower_ for c in token.children if c.dep_ == "compound" and c.i < token.i] + [token.lower_]
+
+
+def _claim(token, names: list[str], relative: bool, mine: set[int], others: set[str]) -> None:
+    """Name the token a holder of the fact, unless the user owns it and it is no relative ("our team's standup", "our
+    cat Biscuit loves her kibble" are the user's); a relative the user owns takes the fact from the user ("my sister's
+    dentist", "my sister moved her appointment")."""
+    owned_by_user = {c.i for c in token.children if c.i in mine}
+    if owned_by_user and not relative:
+        return
+    mine -= owned_by_user
+    others.add(" ".join(names))
 
 
 def _named_subject(token) -> bool:
