@@ -1,10 +1,12 @@
 """Whose fact a statement states: the user's own ("my", "our team's"), or a named other's (a possessor, a named group,
-a subject its own possessive pronoun points back to)."""
+a subject its own possessive pronoun points back to), or, by the holder model, another's with no such mark."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,6 +32,10 @@ NOUN_PHRASE_TAGS = frozenset("JJ JJR JJS NN NNS NNP NNPS CD VBG HYPH".split())
 # parsed.
 _MAY_NAME_A_HOLDER = re.compile(r"\w(?:'s|’s|s'|s’)\W|\b(?:" + "|".join(sorted(GROUP_NOUNS | THIRD_PERSON_POSSESSIVES))
                                 + r")\b", re.I)
+# A question with one of these asks about someone else too ("does my brother still like Fornacella's?"): the holder
+# model's reading of a hit as another's own fact says nothing against it.
+THIRD_PERSON_PRONOUNS = frozenset("he him his she her hers they them their theirs".split())
+_CAPITALISED_WORD = re.compile(r"(?<=\s)(?!I\b|I['’])[A-Z]\w*")
 _FIRST_PERSON_WORD = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON)) + r")\b(?!-)", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
 # One person by several names: "Mum went back home" answers "is my mother still living with us?".
@@ -165,11 +171,41 @@ def _words(text: str) -> set[str]:
     return {_KIN.get(word, word) for word in _WORD.findall(text.lower())}
 
 
-class HolderReader:
-    """text -> Holders, through a spaCy parse, remembering the texts it read (a memory meets many new texts)."""
+def asks_only_of_the_user(question: str, asked: Holders) -> bool:
+    """The question is about the user's own fact alone: in the first person, naming no holder, relative, third-person
+    pronoun or capitalised name ("Which floor is my team on?", not "does my brother still like Fornacella's?" or
+    "where does my mentor Kasia sit?")."""
+    words = set(_WORD.findall(question.lower()))
+    return asked.first_person and not asked.others and not words & (PEOPLE_NOUNS | THIRD_PERSON_PRONOUNS) \
+        and not _CAPITALISED_WORD.search(question)
 
-    def __init__(self, parse: Callable[[str], object]) -> None:
+
+class HolderReader:
+    """text -> Holders, through a spaCy parse, remembering the texts it read (a memory meets many new texts); and,
+    with the holder model, whether texts state another's own fact with no mark the parse reads."""
+
+    def __init__(self, parse: Callable[[str], object],
+                 others_model: Callable[[Sequence[str]], list[bool]] | None = None) -> None:
         self._parsed = lru_cache(maxsize=REMEMBERED_TEXTS)(lambda text: read_holders(parse(text)))
+        self._others_model = others_model  # texts -> whether each states another's own fact (HolderModel.others)
+        self._others_read: OrderedDict[str, bool] = OrderedDict()
+        self._others_lock = threading.Lock()
+
+    def others(self, texts: Sequence[str]) -> list[bool] | None:
+        """The holder model's reading of each text as another person's or group's own fact ("legal moved down to
+        floor 2", "hes gone off fornacella's"), the unread ones in one call; None without the model."""
+        if self._others_model is None:
+            return None
+        with self._others_lock:
+            read = {t: self._others_read[t] for t in texts if t in self._others_read}
+        unread = [t for t in dict.fromkeys(texts) if t not in read]
+        if unread:
+            read.update(zip(unread, self._others_model(unread), strict=True))
+            with self._others_lock:
+                self._others_read.update((t, read[t]) for t in unread)
+                while len(self._others_read) > REMEMBERED_TEXTS:
+                    self._others_read.popitem(last=False)
+        return [read[t] for t in texts]
 
     def holders(self, text: str) -> Holders:
         """The text's holders; a text without a possessive, a group noun or a possessive pronoun is not parsed."""
@@ -182,4 +218,9 @@ class HolderReader:
         clear" does not update "I'm allergic to penicillin", nor "the platform team moved their deploys to ap-south"
         "my team's services deploy to us-east"."""
         new = self.holders(new_text)
-        return bool(new.others) and holders_differ(existing, self.holders(existing), new_text, new)
+        if new.others and holders_differ(existing, self.holders(existing), new_text, new):
+            return True
+        # The holder model: another's own fact ("Fi moved house, her commute is over an hour now") does not replace
+        # the user's ("My commute is about 50 minutes door to door").
+        read = self.others([new_text, existing]) if speaks_of_the_user(existing) else None
+        return read is not None and read[0] and not read[1]

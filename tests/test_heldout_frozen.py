@@ -88,6 +88,9 @@ FROZEN = {
     # Session 36: a seventh fresh helper (the same brief, more topics avoided), frozen unscored and unread for the
     # next candidate.
     "heldout_24/timelines_test_24.jsonl": "681ba3a2647d8eac8659600f57fdeb36355c62012a2f1df4615593619cc0ac0c",
+    # Session 37: a fresh helper (the brief in models/holder/data/DATASET.md), frozen before the holder model was
+    # trained.
+    "holders/holders_test.jsonl": "ddf753107f568eaf90b0f564626c53fe81d3c91ec3072094a68fe29513bc4659",
     # Session 29: a fresh helper (the pointing-statement brief, models/relation/data/DATASET.md), frozen before any
     # training on the pointing pairs; unscored and unread.
     "relation_pointing/relation_pointing_test.jsonl": "031f99b012e184e5941b1550839a6dd18e685f25b851974813fcc90e6bdb48c4",

@@ -129,7 +129,7 @@ def test_health_waits_for_the_models_and_degraded_models_still_serve(workdir):
         assert {d.split(":")[0] for d in status.degraded_models} == {
             "sentence encoder (all-MiniLM-L6-v2 int8 ONNX)", "intent classifier (fine-tuned MiniLM int8 ONNX)",
             "relation model (fine-tuned MiniLM cross-encoder int8 ONNX)",
-            "relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)"}
+            "relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)", "holder model (fine-tuned MiniLM int8 ONNX)"}
         assert not models["sentence encoder (all-MiniLM-L6-v2 int8 ONNX)"].ok
         assert models["spacy en_core_web_sm + technology ruler"].ok
 
@@ -139,7 +139,8 @@ def test_health_waits_for_the_models_and_degraded_models_still_serve(workdir):
         assert set(failed) == {"model: sentence encoder (all-MiniLM-L6-v2 int8 ONNX)",
                                "model: intent classifier (fine-tuned MiniLM int8 ONNX)",
                                "model: relation model (fine-tuned MiniLM cross-encoder int8 ONNX)",
-                               "model: relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)"}
+                               "model: relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)",
+                               "model: holder model (fine-tuned MiniLM int8 ONNX)"}
         assert all("reinstall cortexd" in c["fix"] for c in failed.values())
     finally:
         daemon.stop()

@@ -148,7 +148,7 @@ class ActivationPipeline:
                                                     EntityExtractor.load)
                 self.statuses.insert(0, status)  # listed first, as the first stage of an analysis
                 if self.extractor is not None:
-                    self.holder_reader = HolderReader(self.extractor.parsed)
+                    self.holder_reader = HolderReader(self.extractor.parsed, self._load_holder_model())
             if self.settings.intent_model:
                 self.intent_model, status = timed_load("intent classifier (fine-tuned MiniLM int8 ONNX)",
                                                        str(models_dir() / INTENT_MODEL), IntentModel.from_registry)
@@ -183,6 +183,21 @@ class ActivationPipeline:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
         finally:
             self._loaded.set()
+
+    def _load_holder_model(self) -> Callable[[Sequence[str]], list[bool]] | None:
+        """The holder model's reading (HolderModel.others), or None when it is off or missing."""
+        from preprocessing.holder_model import HOLDER_MODEL, HolderModel
+
+        if not self.settings.holder_model:
+            return None
+        model, status = timed_load("holder model (fine-tuned MiniLM int8 ONNX)", str(models_dir() / HOLDER_MODEL),
+                                   lambda: HolderModel.load(threads=RELATION_THREADS))
+        if status.ok:
+            status.sha256 = manifest_digest(HOLDER_MODEL, "model_int8.onnx")
+        else:
+            status.detail += "; whose fact a statement states comes from the parse's marks alone"
+        self.statuses.append(status)
+        return model.others if model is not None else None
 
     def states_change(self, text: str) -> bool:
         """Whether a text says it changes something: the intent model reads it as UPDATE_INFO, or the change rules
@@ -286,6 +301,18 @@ class ActivationPipeline:
             return reader.holders(text)
         except Exception as error:  # noqa: BLE001 - a failing parse never fails a search
             log_event("holder_reading_failed", level=logging.WARNING, error=repr(error))
+            return None
+
+    def others(self, texts: Sequence[str]) -> list[bool] | None:
+        """Whether the holder model reads each text as another person's or group's own fact; None while the models
+        load, without the model, or if it fails (the parse's marks alone decide then)."""
+        reader = self.holder_reader if self._loaded.is_set() else None
+        if reader is None:
+            return None
+        try:
+            return reader.others(texts)
+        except Exception as error:  # noqa: BLE001 - a failing model never fails a search
+            log_event("holder_model_failed", level=logging.WARNING, error=repr(error))
             return None
 
     def embed_for_search(self, texts: Sequence[str]) -> np.ndarray | None:

@@ -68,6 +68,9 @@ class ActivationSettings(BaseModel):
     relation_model: bool = True  # dedup and updates from the relation model (else the cosine-and-word rules)
     # compile_context asks the relevance model about hits the cosine rule turns away (else the rule alone decides)
     relevance_model: bool = True
+    # search and import read whether a statement states another person's or group's own fact with the holder model
+    # (else only the parse's marks: possessives, named groups, a pronoun pointing back)
+    holder_model: bool = True
     # save_memory upserts the facts it extracts from SAVE_FACT / UPDATE_INFO messages into the graph.
     extract_facts: bool = True
     intent_confidence: float = Field(0.7, ge=0.0, le=1.0)

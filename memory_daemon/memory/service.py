@@ -272,6 +272,7 @@ class MemoryService:
             graph.neighbour_keys if graph is not None else None,
             activation.relevance if activation is not None else None,
             activation.holders if activation is not None else None,
+            activation.others if activation is not None else None,
         )
         # Imported statements are read for updates by a background pass (started with the daemon: start_update_checks)
         self._update_queue = UpdateCheckQueue(repository.database)

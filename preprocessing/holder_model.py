@@ -1,0 +1,60 @@
+"""Whether a stored statement states another person's or group's own fact, from a fine-tuned MiniLM classifier (int8 ONNX)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from preprocessing.onnx_text import cpu_session, model_inputs, wordpiece_tokenizer
+from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
+
+HOLDER_MODEL = "holder"
+MODEL_FILE = "model_int8.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+# The model's output order; models/holder/data/DATASET.md defines each label. OTHER: the fact belongs to a particular
+# other person or group ("legal moved down to floor 2"); USER: the user's own, a shared or an impersonal fact, or
+# something another party did to the user's things ("The committee gave me plot 22").
+LABELS = ("USER", "OTHER")
+MAX_TOKENS = 64  # one statement; the longest training statement is well under this
+_MAX_CHARS = 600
+
+
+class HolderModel:
+    """others(texts) -> whether each text states another's own fact, all texts in one onnxruntime call."""
+
+    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, threshold: float = 0.5) -> None:
+        self._session = cpu_session(model_path, threads)
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        width = self._session.get_outputs()[0].shape[-1]
+        if width != len(LABELS):
+            raise ModelUnavailable(f"{HOLDER_MODEL}: {model_path} has {width} outputs but {len(LABELS)} labels")
+        self._tokenizer = wordpiece_tokenizer(tokenizer_path, MAX_TOKENS)
+        self.threshold = threshold  # the OTHER probability at which a text counts as another's (chosen on val)
+
+    @classmethod
+    def load(cls, threads: int = 1) -> "HolderModel":
+        """The registry's models/holder, after every file matched the sha256 in its manifest."""
+        model: VerifiedModel = verified_model(HOLDER_MODEL)
+        labels = model.manifest.get("labels")
+        if tuple(labels or ()) != LABELS:
+            raise ModelUnavailable(f"{HOLDER_MODEL}: manifest labels {labels} are not {list(LABELS)}")
+        threshold = model.manifest.get("threshold")
+        if not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
+            raise ModelUnavailable(f"{HOLDER_MODEL}: manifest threshold {threshold!r} is not a probability")
+        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(threshold))
+
+    def other_probabilities(self, texts: Sequence[str]) -> list[float]:
+        """The probability that each text states another's own fact (OTHER)."""
+        if not texts:
+            return []
+        feeds = model_inputs(self._tokenizer, [t[:_MAX_CHARS] for t in texts], self._inputs)
+        logits = self._session.run(None, feeds)[0].astype(np.float64)
+        logits -= logits.max(axis=1, keepdims=True)
+        weights = np.exp(logits)
+        return (weights / weights.sum(axis=1, keepdims=True))[:, LABELS.index("OTHER")].tolist()
+
+    def others(self, texts: Sequence[str]) -> list[bool]:
+        """Whether each text states another person's or group's own fact, at the manifest's threshold."""
+        return [p >= self.threshold for p in self.other_probabilities(texts)]
