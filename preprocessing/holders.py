@@ -218,9 +218,6 @@ class HolderReader:
         clear" does not update "I'm allergic to penicillin", nor "the platform team moved their deploys to ap-south"
         "my team's services deploy to us-east"."""
         new = self.holders(new_text)
-        if new.others and holders_differ(existing, self.holders(existing), new_text, new):
-            return True
-        # The holder model: another's own fact ("Fi moved house, her commute is over an hour now") does not replace
-        # the user's ("My commute is about 50 minutes door to door").
-        read = self.others([new_text, existing]) if speaks_of_the_user(existing) else None
-        return read is not None and read[0] and not read[1]
+        # Not the holder model: it reads the next step of a chain on a shared thing as another's ("docs got ported
+        # again, this time to Docusaurus so product can embed React widgets"), and would keep the older version current.
+        return bool(new.others) and holders_differ(existing, self.holders(existing), new_text, new)
