@@ -35,6 +35,9 @@ _MAY_NAME_A_HOLDER = re.compile(r"\w(?:'s|’s|s'|s’)\W|\b(?:" + "|".join(sort
 # A question with one of these asks about someone else too ("does my brother still like Fornacella's?"): the holder
 # model's reading of a hit as another's own fact says nothing against it.
 THIRD_PERSON_PRONOUNS = frozenset("he him his she her hers they them their theirs".split())
+# A question with one of these asks for a person, or about one it does not name ("Who approves my claims now?", "the
+# guy I climb with"): its answer names a person, which is what the holder model reads as another's own fact.
+PERSON_WORDS = frozenset("who whom whose guy guys person people someone somebody anyone anybody".split())
 _CAPITALISED_WORD = re.compile(r"(?<=\s)(?!I\b|I['’])[A-Z]\w*")
 _FIRST_PERSON_WORD = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON)) + r")\b(?!-)", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
@@ -173,11 +176,11 @@ def _words(text: str) -> set[str]:
 
 def asks_only_of_the_user(question: str, asked: Holders) -> bool:
     """The question is about the user's own fact alone: in the first person, naming no holder, relative, third-person
-    pronoun or capitalised name ("Which floor is my team on?", not "does my brother still like Fornacella's?" or
-    "where does my mentor Kasia sit?")."""
+    pronoun or capitalised name, and asking for no person ("Which floor is my team on?", not "does my brother still
+    like Fornacella's?", "where does my mentor Kasia sit?" or "who signs off my expenses now?")."""
     words = set(_WORD.findall(question.lower()))
-    return asked.first_person and not asked.others and not words & (PEOPLE_NOUNS | THIRD_PERSON_PRONOUNS) \
-        and not _CAPITALISED_WORD.search(question)
+    return asked.first_person and not asked.others \
+        and not words & (PEOPLE_NOUNS | THIRD_PERSON_PRONOUNS | PERSON_WORDS) and not _CAPITALISED_WORD.search(question)
 
 
 class HolderReader:

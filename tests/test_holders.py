@@ -180,3 +180,45 @@ def test_search_asked_about_a_named_holder_puts_another_ones_below(reader, rows)
     final = {bram: 0.056, elin: 0.055}
     other_holders_down(final, found, "What time does Elin's school let out?", reader.holders, depth=5, factor=0.5)
     assert final[bram] == 0.028 and final[elin] == 0.055
+
+
+@pytest.fixture(scope="module")
+def model_reader():
+    from preprocessing.holder_model import HolderModel
+
+    return HolderReader(EntityExtractor.load().parsed, HolderModel.load().others)
+
+
+def test_search_puts_a_change_the_holder_model_reads_as_anothers_below_the_users_own(model_reader, rows):
+    # No possessive, named group or pronoun pointing back: only the holder model reads Kofi's change as his own.
+    found, (theirs, mine) = rows("Kofi got taken off the billing approvers last week.",
+                                 "I'm on the approvers list for the billing repo.")
+    final = {theirs: 0.056, mine: 0.055}
+    other_holders_down(final, found, "can I approve merges in the billing repo?", model_reader.holders, depth=5,
+                       factor=0.5, others=model_reader.others)
+    assert final == {theirs: 0.028, mine: 0.055}
+    without_the_model = {theirs: 0.056, mine: 0.055}
+    other_holders_down(without_the_model, found, "can I approve merges in the billing repo?", model_reader.holders,
+                       depth=5, factor=0.5)
+    assert without_the_model == {theirs: 0.056, mine: 0.055}
+    # A question that asks for a person is answered by a statement naming one: the model's reading is not asked.
+    asked_for_a_person = {theirs: 0.056, mine: 0.055}
+    other_holders_down(asked_for_a_person, found, "who can approve merges in my billing repo?", model_reader.holders,
+                       depth=5, factor=0.5, others=model_reader.others)
+    assert asked_for_a_person == {theirs: 0.056, mine: 0.055}
+
+
+@pytest.mark.parametrize("question, alone", [
+    ("Which floor is my team on?", True),
+    ("how do I take my coffee?", True),
+    ("which floor is the team on?", False),  # not in the first person
+    ("does my brother still like the pizza place?", False),  # a relative
+    ("where does my mentor Kasia sit?", False),  # a capitalised name
+    ("Who signs off my expenses now?", False),  # asks for a person
+    ("What digits do I dial to reach the guy I climb with?", False),  # a person it does not name
+    ("What did she say about my review?", False),  # a third-person pronoun
+])
+def test_a_question_about_the_users_own_alone(reader, question, alone):
+    from preprocessing.holders import asks_only_of_the_user
+
+    assert asks_only_of_the_user(question, reader.holders(question)) is alone

@@ -17,7 +17,7 @@ def test_a_wheel_install_carries_the_models_and_finds_them(tmp_path):
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "wheel").glob("cortexd-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for model in ("encoder", "intent", "relation", "relevance"):
+    for model in ("encoder", "intent", "relation", "relevance", "holder"):
         assert {f"cortexd_models/{model}/{f}" for f in ("manifest.json", "model_int8.onnx", "tokenizer.json")} <= names
     target = tmp_path / "site"
     installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
@@ -25,7 +25,7 @@ def test_a_wheel_install_carries_the_models_and_finds_them(tmp_path):
     assert installed.returncode == 0, installed.stderr
     probe = ("from preprocessing.registry import models_dir, verified_model; import preprocessing; "
              "print(preprocessing.__file__); print(models_dir()); "
-             "print(*(verified_model(m).directory for m in ('encoder', 'intent', 'relation', 'relevance')))")
+             "print(*(verified_model(m).directory for m in ('encoder', 'intent', 'relation', 'relevance', 'holder')))")
     env = {k: v for k, v in os.environ.items() if k != "CORTEXD_MODELS_DIR"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={**env, "PYTHONPATH": str(target)})

@@ -68,9 +68,9 @@ def write_report(manifest: dict, path: Path) -> None:
 Reads one stored statement and gives the probability that the fact it states belongs to a particular other person or
 group (OTHER: "legal moved down to floor 2", "hes gone off fornacella's", "My teammate Ines stayed on Quillfeather"),
 not to the user (USER: the user's own, a shared "we/our" fact, an impersonal fact, or something another party did to
-the user's things, "The committee gave me plot 22"). Search lowers such a hit for a question in the first person, and
-import keeps it from replacing the user's own fact (`preprocessing/holders.py`); `cortexd eval holders` prints the
-figures below. Data: `data/DATASET.md`. Built by `{manifest['build']['command']}`, then
+the user's things, "The committee gave me plot 22"). Search lowers such a hit for a question about the user's own
+alone (`preprocessing/holders.py`, `memory_daemon/retrieval/hybrid.py`); import does not use it (README, Quality,
+"Session 37"). `cortexd eval holders` prints the figures below. Data: `data/DATASET.md`. Built by `{manifest['build']['command']}`, then
 `{manifest['build']['export_command']}` and `.venv/bin/python models/holder/evaluate.py`.
 
 ## Figures
@@ -92,6 +92,19 @@ Right answers by gold label and kind:
 int8 vs fp32 agreement at the threshold (val): {m['val'].get('int8_vs_fp32_agreement', 'not measured')}.
 Latency: {m['latency_ms']['batch']} statements in one call, {m['latency_ms']['threads']} thread: p50
 {m['latency_ms']['p50']} ms, p95 {m['latency_ms']['p95']} ms.
+
+## Selection
+
+Three runs. **r1**, round 1's data alone (1,136 train statements), 5 epochs, no label smoothing (`--work-dir
+/tmp/holder-r1`): val AP 0.996, OTHER precision 0.957 and recall 1.000 at 0.9695 on round 1's val. Screened offline
+over the development timelines' per-question dumps (a replica of search's holder factor), it flagged 88 questions' hits,
+moved 10 answers up and 14 down, reading nearly any name or "he/she" without a first-person word as OTHER. Not
+shipped; round 2's data was written for it (`data/DATASET.md`). **r2**, rounds 1 and 2 (2,134 train), 3 epochs, label
+smoothing 0.1: val AP 0.988, OTHER precision 0.954 and recall 0.961 at 0.9208; the same screen flagged 56 questions'
+hits, 10 up and 5 down, and in the pipeline (README, Quality, "M2") it lowered changes of who approves the user's
+claims. Round 3's data was written for that. **r3** (shipped), rounds 1 to 3 (2,541 train), r2's recipe: the figures
+above; best epoch 2. The val figures are not on one set (each run's val holds its rounds' val families). The test
+split was read by none of the runs.
 
 ## Training
 

@@ -1,7 +1,7 @@
 """Split the helpers' statement families into train.jsonl and val.jsonl: whole families, every fifth one to val."""
 
 # Usage: .venv/bin/python models/holder/data/build.py
-# Reads families_A.jsonl to families_F.jsonl beside it (DATASET.md says who wrote them and how).
+# Reads families_A.jsonl to families_H.jsonl beside it (DATASET.md says who wrote them and how).
 # A family is one scenario's statements; its number decides its split, so no scenario's names or wording reach both.
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCES = tuple(f"families_{round_}.jsonl" for round_ in "ABCDEF")  # A-C: round 1; D-F: round 2
+SOURCES = tuple(f"families_{round_}.jsonl" for round_ in "ABCDEFGH")  # A-C: round 1; D-F: round 2; G-H: round 3
 VAL_EVERY = 5  # families whose number is a multiple of this go to val
 
 
