@@ -39,6 +39,8 @@ THIRD_PERSON_PRONOUNS = frozenset("he him his she her hers they them their their
 # guy I climb with"): its answer names a person, which is what the holder model reads as another's own fact.
 PERSON_WORDS = frozenset("who whom whose guy guys person people someone somebody anyone anybody".split())
 _CAPITALISED_WORD = re.compile(r"(?<=\s)(?!I\b|I['’])[A-Z]\w*")
+# An assistant's own note names the person it serves "the user" ("The user dislikes comments that restate the code").
+_USER_WORD = re.compile(r"\buser(?:'s|’s)?(?!\w)", re.I)
 _FIRST_PERSON_WORD = re.compile(r"\b(?:" + "|".join(sorted(FIRST_PERSON)) + r")\b(?!-)", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
 # One person by several names: "Mum went back home" answers "is my mother still living with us?".
@@ -172,6 +174,12 @@ def holders_differ(first_text: str, first: Holders, second_text: str, second: Ho
 def _words(text: str) -> set[str]:
     """The text's words, each name of a relative as one ("mum" and "mother" are one person)."""
     return {_KIN.get(word, word) for word in _WORD.findall(text.lower())}
+
+
+def names_the_user(text: str) -> bool:
+    """The text names "the user" (an assistant's note about the person it serves): the holder model, which has read no
+    such note, takes "the user" for a third party, so it is not asked about such a text."""
+    return bool(_USER_WORD.search(text))
 
 
 def asks_only_of_the_user(question: str, asked: Holders) -> bool:

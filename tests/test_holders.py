@@ -222,3 +222,13 @@ def test_a_question_about_the_users_own_alone(reader, question, alone):
     from preprocessing.holders import asks_only_of_the_user
 
     assert asks_only_of_the_user(question, reader.holders(question)) is alone
+
+
+def test_an_assistants_note_about_the_user_is_not_read_as_anothers(model_reader, rows):
+    # The holder model takes "the user" for a third party; search does not ask it about such a note.
+    found, (note, other) = rows("The user dislikes comments that restate what the code does.",
+                                "Kofi got taken off the billing approvers last week.")
+    final = {note: 0.056, other: 0.055}
+    other_holders_down(final, found, "how do I like my code comments?", model_reader.holders, depth=5, factor=0.5,
+                       others=model_reader.others)
+    assert final == {note: 0.056, other: 0.0275}

@@ -19,7 +19,7 @@ from memory_daemon.store import MemoryRow
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.core.timefmt import utc_now
 from memory_daemon.retrieval.vectors import VectorIndex
-from preprocessing.holders import Holders, asks_only_of_the_user, holders_differ, may_name_a_holder
+from preprocessing.holders import Holders, asks_only_of_the_user, holders_differ, may_name_a_holder, names_the_user
 from preprocessing.terms import asks_about_the_past, salient_keys
 from preprocessing.time_window import named_window
 
@@ -209,7 +209,8 @@ def other_holders_down(final: dict[str, float], rows: dict[str, MemoryRow], text
     `depth` current hits, each that names another holder keeps `factor` of its score. Only texts with a possessive,
     a group noun or a possessive pronoun are parsed, and the query only when one of those hits is, or when the holder
     model (`others`) is there to read, for a question about the user's own fact alone, the hits the parse leaves
-    unnamed ("legal moved down to floor 2", "hes gone off fornacella's"). A hit is lowered once, whoever flags it."""
+    unnamed ("legal moved down to floor 2", "hes gone off fornacella's"), but for an assistant's note about "the user".
+    A hit is lowered once, whoever flags it."""
     current = [m for m in final if not rows[m].superseded_by]
     top = heapq.nlargest(depth, current, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
     named = [m for m in top if may_name_a_holder(rows[m].content)]
@@ -220,7 +221,7 @@ def other_holders_down(final: dict[str, float], rows: dict[str, MemoryRow], text
         hit = holders(rows[memory_id].content)
         if hit is not None and hit.others and holders_differ(text, asked, rows[memory_id].content, hit):
             flagged.add(memory_id)
-    unread = [m for m in top if m not in flagged]
+    unread = [m for m in top if m not in flagged and not names_the_user(rows[m].content)]
     if others is not None and unread and asks_only_of_the_user(text, asked):
         read = others([rows[m].content for m in unread])
         flagged.update(m for m, other in zip(unread, read or (), strict=False) if other)
