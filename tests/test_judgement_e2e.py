@@ -124,19 +124,22 @@ async def test_the_users_own_fact_comes_before_a_named_persons_change_of_theirs(
         assert not found["hits"][0]["memory"].get("superseded_by")
 
 
-@pytest.mark.parametrize("own, theirs, question", [
-    ("My desk is on the fourth floor of Harland House.", "data eng moved up to floor 7 in June",
-     "which floor is my desk on?"),
-    ("I'm on the approvers list for the billing repo.", "Kofi got taken off the billing approvers last week.",
-     "can I approve merges in the billing repo?"),
+@pytest.mark.parametrize("own, theirs, change, question", [
+    ("I'm in the required reviewers group for the ledger repo.", "Marek is also a required reviewer on ledger.",
+     "Marek got dropped from ledger reviewers when he changed teams.",
+     "Can I approve pull requests on the ledger codebase?"),
+    ("My usual takeaway is the green curry from Saffron Lane.", "My brother's go-to takeaway is Pizzeria Orso.",
+     "hes gone off orso's, its all smashburgers now", "Where should I order dinner from if I want my usual?"),
 ])
-async def test_the_users_own_fact_comes_before_a_change_the_parse_names_no_holder_in(daemon, own, theirs, question):
-    # No possessive, named group or pronoun marks whose change the second text is; the holder model reads it as
-    # another's own fact, and search lowers it for a question about the user's own alone (Kofi's came first at
-    # edecdaf).
-    async with mcp_session(daemon.address, "judge-holder-model-" + theirs.split()[0]) as host:
+async def test_the_users_own_fact_comes_before_a_change_the_parse_names_no_holder_in(daemon, own, theirs, change,
+                                                                                      question):
+    # The change replaces the other person's fact, and words and meaning put it first for the user's question (at
+    # edecdaf it came first). No possessive, named group or pronoun pointing back marks whose it is; the holder model
+    # reads it as another's own fact, and search lowers it for a question about the user's own alone.
+    async with mcp_session(daemon.address, "judge-holder-model-" + change.split()[0]) as host:
         mine = payload(await host.call_tool("save_memory", {"content": own}))["memory"]
-        payload(await host.call_tool("save_memory", {"content": theirs}))
+        for text in (theirs, change):
+            payload(await host.call_tool("save_memory", {"content": text}))
         found = payload(await host.call_tool("search_memory", {"query": question}))
         assert found["hits"][0]["memory"]["id"] == mine["id"]
         assert not found["hits"][0]["memory"].get("superseded_by")

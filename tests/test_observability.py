@@ -155,7 +155,7 @@ def test_doctor_checks_everything_and_prints_a_fix_for_each_failure(daemon):
     assert status.models == "ready" and not status.degraded_models
     names = [c["check"] for c in report["checks"]]
     assert names[:6] == ["config", "socket", "socket directory", "daemon", "version", "schema"]
-    assert {"disk space", "data dir"} <= set(names) and sum(n.startswith("model: ") for n in names) == 5
+    assert {"disk space", "data dir"} <= set(names) and sum(n.startswith("model: ") for n in names) == 6
     assert any("sha256" in c["detail"] for c in report["checks"] if c["check"].startswith("model: "))
 
     os.chmod(daemon.data_dir, 0o755)
