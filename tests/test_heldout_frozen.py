@@ -85,11 +85,11 @@ FROZEN = {
     # Session 36: a sixth fresh helper (v21's brief, topics used before avoided), frozen unscored and unread; scored
     # once in session 36 with H3, H2 and the session's starting code.
     "heldout_23/timelines_test_23.jsonl": "29357bb682c53241ea4dff9614222a7e1e4696a1bad36f1aae17be29248e9b80",
-    # Session 36: a seventh fresh helper (the same brief, more topics avoided), frozen unscored and unread for the
-    # next candidate.
+    # Session 36: a seventh fresh helper (the same brief, more topics avoided), frozen unscored and unread; scored
+    # once in session 37 with M5 and with session 36's code.
     "heldout_24/timelines_test_24.jsonl": "681ba3a2647d8eac8659600f57fdeb36355c62012a2f1df4615593619cc0ac0c",
-    # Session 37: a fresh helper (the brief in models/holder/data/DATASET.md), frozen before the holder model was
-    # trained.
+    # Session 37: a fresh helper (the first brief in models/holder/data/DATASET.md), frozen before the holder model
+    # was trained; scored once at the end of session 37.
     "holders/holders_test.jsonl": "ddf753107f568eaf90b0f564626c53fe81d3c91ec3072094a68fe29513bc4659",
     # Session 29: a fresh helper (the pointing-statement brief, models/relation/data/DATASET.md), frozen before any
     # training on the pointing pairs; unscored and unread.
