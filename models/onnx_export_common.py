@@ -142,6 +142,60 @@ def write_manifest(out_dir: Path, manifest: dict, log: Log) -> None:
         log(f"{name}: {info['bytes']} bytes sha256 {info['sha256']}")
 
 
+def export_classifier(finetuned: Path, out_dir: Path, *, name: str, task: str, labels: Sequence[str], input_text: str,
+                      export_command: str, split_paths: Callable[[Path], dict[str, Path]], keep_fp32: Sequence[str],
+                      max_tokens: int, model_file: str, tokenizer_file: str, log: Log) -> int:
+    """A fine-tuned MiniLM sequence classifier (train.py's --work-dir model) as int8 ONNX, its runtime tokenizer and its
+    manifest, for the models whose evaluate.py then adds the threshold and the figures (relevance, holder). 2 when
+    the split snapshot the model was trained on changed since (`split_paths`: a data dir's split files)."""
+    import json
+
+    from preprocessing.onnx_text import write_runtime_tokenizer
+    from preprocessing.registry import sha256_of
+
+    training = json.loads((finetuned / "training.json").read_text(encoding="utf-8"))
+    base_model_dir = Path(training["base_model_dir"])
+    for path in changed_splits(split_paths(Path(training["snapshot_dir"])), training["dataset"]):
+        log(f"{path} is not the snapshot {finetuned} was trained with; re-run train.py")
+        return 2
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model_path, tokenizer_path = out_dir / model_file, out_dir / tokenizer_file
+    fp32_path = export_int8(finetuned, model_path, "ORTModelForSequenceClassification", keep_fp32, log)
+    write_runtime_tokenizer(base_model_dir / tokenizer_file, tokenizer_path, max_tokens)
+    inputs, outputs = io_signature(model_path)
+    manifest = {
+        "name": name,
+        "task": task,
+        "source": manifest_source(base_model_dir, finetuned, tokenizer_file),
+        "licence": "Apache-2.0",
+        "files": {file: {"sha256": sha256_of(out_dir / file), "bytes": (out_dir / file).stat().st_size}
+                  for file in (model_file, tokenizer_file)},
+        "labels": list(labels),
+        "input": input_text,
+        "build": {
+            "command": training["command"],
+            "export_command": export_command,
+            **build_versions(),
+            "export": f"optimum ORTModelForSequenceClassification.from_pretrained(export=True), opset {opset(model_path)}",
+            "fp32_onnx_bytes": fp32_path.stat().st_size,
+            "quantization": "onnxruntime quantize_dynamic, QInt8 weights, per-channel; kept fp32: " + ", ".join(keep_fp32),
+            "tokenizer_changes": f"upstream tokenizer.json with truncation max_length {max_tokens} (LongestFirst) "
+                                 "and padding BatchLongest; training used the same file",
+        },
+        "training": {k: v for k, v in training.items()
+                     if k not in ("command", "base_model_dir", "data_dir", "snapshot_dir", "dataset")},
+        "dataset": training["dataset"],
+        "inputs": inputs,
+        "outputs": outputs,
+        "output": "logits; softmax gives the probability of each label, in `labels` order",
+        "runtime_requires": ["onnxruntime", "tokenizers", "numpy"],
+        "max_length": max_tokens,
+        "lowercase": True,
+    }
+    write_manifest(out_dir, manifest, log)
+    return 0
+
+
 def report_in_runtime(runtime_python: Path, evaluate_script: Path, arguments: Sequence[str], models_dir: Path) -> None:
     """Run evaluate.py in the project's runtime venv, which has no torch: that is the proof the model needs none."""
     import os

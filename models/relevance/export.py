@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -23,11 +22,7 @@ sys.path.insert(0, str(HERE))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from onnx_export_common import (  # noqa: E402
-    build_versions, changed_splits, export_int8, io_signature, make_log, manifest_source, opset, write_manifest,
-)
-from preprocessing.onnx_text import write_runtime_tokenizer  # noqa: E402
-from preprocessing.registry import sha256_of  # noqa: E402
+from onnx_export_common import export_classifier, make_log  # noqa: E402
 from preprocessing.relation_model import MAX_TOKENS, MODEL_FILE, TOKENIZER_FILE  # noqa: E402
 from preprocessing.relevance_model import LABELS  # noqa: E402
 from train import split_paths  # noqa: E402
@@ -37,49 +32,13 @@ log = make_log("export")
 
 
 def build(finetuned: Path, out_dir: Path) -> int:
-    training = json.loads((finetuned / "training.json").read_text(encoding="utf-8"))
-    base_model_dir = Path(training["base_model_dir"])
-    for path in changed_splits(split_paths(Path(training["snapshot_dir"])), training["dataset"]):
-        log(f"{path} is not the snapshot {finetuned} was trained with; re-run train.py")
-        return 2
-    out_dir.mkdir(parents=True, exist_ok=True)
-    model_path, tokenizer_path = out_dir / MODEL_FILE, out_dir / TOKENIZER_FILE
-    fp32_path = export_int8(finetuned, model_path, "ORTModelForSequenceClassification", KEEP_FP32, log)
-    write_runtime_tokenizer(base_model_dir / TOKENIZER_FILE, tokenizer_path, MAX_TOKENS)
-    inputs, outputs = io_signature(model_path)
-    manifest = {
-        "name": "cortexd-relevance-minilm-l6-int8-onnx",
-        "task": "pair classification for context compilation: is a stored memory about what a query asks or a task "
-                "needs",
-        "source": manifest_source(base_model_dir, finetuned, TOKENIZER_FILE),
-        "licence": "Apache-2.0",
-        "files": {name: {"sha256": sha256_of(out_dir / name), "bytes": (out_dir / name).stat().st_size}
-                  for name in (MODEL_FILE, TOKENIZER_FILE)},
-        "labels": list(LABELS),
-        "input": "a pair: the query (question or task) as segment A, the memory as segment B ([CLS] A [SEP] B [SEP], "
-                 "token types 0 and 1), truncated together to max_length word pieces, longest text first",
-        "build": {
-            "command": training["command"],
-            "export_command": "python models/relevance/export.py --finetuned <work-dir>/model",
-            **build_versions(),
-            "export": f"optimum ORTModelForSequenceClassification.from_pretrained(export=True), opset {opset(model_path)}",
-            "fp32_onnx_bytes": fp32_path.stat().st_size,
-            "quantization": "onnxruntime quantize_dynamic, QInt8 weights, per-channel; kept fp32: " + ", ".join(KEEP_FP32),
-            "tokenizer_changes": f"upstream tokenizer.json with truncation max_length {MAX_TOKENS} (LongestFirst) "
-                                 "and padding BatchLongest; training used the same file",
-        },
-        "training": {k: v for k, v in training.items()
-                     if k not in ("command", "base_model_dir", "data_dir", "snapshot_dir", "dataset")},
-        "dataset": training["dataset"],
-        "inputs": inputs,
-        "outputs": outputs,
-        "output": "logits; softmax gives the probability of each label, in `labels` order",
-        "runtime_requires": ["onnxruntime", "tokenizers", "numpy"],
-        "max_length": MAX_TOKENS,
-        "lowercase": True,
-    }
-    write_manifest(out_dir, manifest, log)
-    return 0
+    return export_classifier(
+        finetuned, out_dir, name="cortexd-relevance-minilm-l6-int8-onnx",
+        task="pair classification for context compilation: is a stored memory about what a query asks or a task needs",
+        labels=LABELS, input_text="a pair: the query (question or task) as segment A, the memory as segment B ([CLS] A "
+        "[SEP] B [SEP], token types 0 and 1), truncated together to max_length word pieces, longest text first",
+        export_command="python models/relevance/export.py --finetuned <work-dir>/model", split_paths=split_paths,
+        keep_fp32=KEEP_FP32, max_tokens=MAX_TOKENS, model_file=MODEL_FILE, tokenizer_file=TOKENIZER_FILE, log=log)
 
 
 def main(argv: list[str] | None = None) -> int:
