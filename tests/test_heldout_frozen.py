@@ -88,6 +88,9 @@ FROZEN = {
     # Session 36: a seventh fresh helper (the same brief, more topics avoided), frozen unscored and unread; scored
     # once in session 37 with M5 and with session 36's code.
     "heldout_24/timelines_test_24.jsonl": "681ba3a2647d8eac8659600f57fdeb36355c62012a2f1df4615593619cc0ac0c",
+    # Session 37: an eighth fresh helper (v21-v24's kinds, more topics avoided), frozen unscored and unread for the
+    # next candidate.
+    "heldout_25/timelines_test_25.jsonl": "3455733b110345f6cad8f4be0483c0eb52fc355a5c03bd7bd5d11bd7b1fc96ee",
     # Session 37: a fresh helper (the first brief in models/holder/data/DATASET.md), frozen before the holder model
     # was trained; scored once at the end of session 37.
     "holders/holders_test.jsonl": "ddf753107f568eaf90b0f564626c53fe81d3c91ec3072094a68fe29513bc4659",
