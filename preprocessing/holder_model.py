@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
-from preprocessing.onnx_text import cpu_session, model_inputs, wordpiece_tokenizer
+from preprocessing.onnx_text import cpu_session, model_inputs, softmax_rows, wordpiece_tokenizer
 from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
 
 HOLDER_MODEL = "holder"
@@ -50,10 +48,7 @@ class HolderModel:
         if not texts:
             return []
         feeds = model_inputs(self._tokenizer, [t[:_MAX_CHARS] for t in texts], self._inputs)
-        logits = self._session.run(None, feeds)[0].astype(np.float64)
-        logits -= logits.max(axis=1, keepdims=True)
-        weights = np.exp(logits)
-        return (weights / weights.sum(axis=1, keepdims=True))[:, LABELS.index("OTHER")].tolist()
+        return softmax_rows(self._session.run(None, feeds)[0])[:, LABELS.index("OTHER")].tolist()
 
     def others(self, texts: Sequence[str]) -> list[bool]:
         """Whether each text states another person's or group's own fact, at the manifest's threshold."""

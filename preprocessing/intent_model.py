@@ -10,7 +10,7 @@ import numpy as np
 
 from preprocessing.bounds import INTENT_CHARS, text_prefix
 from preprocessing.intent_rules import INTENTS, IntentPrediction
-from preprocessing.onnx_text import cpu_session, model_inputs, wordpiece_tokenizer
+from preprocessing.onnx_text import cpu_session, model_inputs, softmax_rows, wordpiece_tokenizer
 from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
 
 INTENT_MODEL = "intent"
@@ -91,7 +91,7 @@ class IntentModel:
 
     def probabilities(self, texts: Sequence[str]) -> np.ndarray:
         """(n, labels) softmax probabilities, float64 so each row sums to 1 within 1e-12."""
-        return _softmax(self.logits(texts)[:, :len(self.labels)])
+        return softmax_rows(self.logits(texts)[:, :len(self.labels)])
 
     def classify(self, text: str, prior_turns: Sequence[str] = ()) -> IntentPrediction:
         # prior_turns is accepted for RuleIntentClassifier compatibility; the model reads one message.
@@ -100,7 +100,7 @@ class IntentModel:
     def classify_batch(self, texts: Sequence[str]) -> list[IntentPrediction]:
         # Int8 activations are quantised per batch, so a message's probabilities can shift
         # slightly with its batch-mates; classify() one message at a time for exact repeatability.
-        return [self._intent(row) for row in _softmax(self.logits(texts)[:, :len(self.labels)])]
+        return [self._intent(row) for row in softmax_rows(self.logits(texts)[:, :len(self.labels)])]
 
     def classify_with_requests(self, text: str) -> IntentAndRequests:
         return self.classify_with_requests_batch([text])[0]
@@ -108,7 +108,7 @@ class IntentModel:
     def classify_with_requests_batch(self, texts: Sequence[str]) -> list[IntentAndRequests]:
         """Intent and request heads from one encoder pass per batch."""
         logits = self.logits(texts)
-        intents = _softmax(logits[:, :len(self.labels)])
+        intents = softmax_rows(logits[:, :len(self.labels)])
         results = []
         for row, intent_row in zip(logits, intents):
             fields: dict[str, float | bool | None] = {}
@@ -124,10 +124,3 @@ class IntentModel:
         best = int(probabilities.argmax())
         probs = {label: float(p) for label, p in zip(self.labels, probabilities)}
         return IntentPrediction(self.labels[best], float(probabilities[best]), probs, "model")
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax in float64 (each row sums to 1 within 1e-12)."""
-    shifted = logits - logits.max(axis=1, keepdims=True) if logits.size else logits
-    weights = np.exp(shifted)
-    return weights / weights.sum(axis=1, keepdims=True) if logits.size else weights

@@ -1,4 +1,4 @@
-"""What every ONNX text model here shares: a CPU session, a BERT word-piece tokenizer, and its input arrays."""
+"""What every ONNX text model here shares: a CPU session, a BERT word-piece tokenizer, its input arrays and a softmax."""
 
 from __future__ import annotations
 
@@ -47,6 +47,15 @@ def model_inputs(tokenizer, texts: Sequence[str] | Sequence[tuple[str, str]],
     if "token_type_ids" in input_names:
         feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
     return feeds
+
+
+def softmax_rows(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of a classifier's (n, labels) logits, in float64 so each row sums to 1 within 1e-12."""
+    shifted = logits.astype(np.float64)
+    if shifted.size:
+        shifted -= shifted.max(axis=1, keepdims=True)
+    weights = np.exp(shifted)
+    return weights / weights.sum(axis=1, keepdims=True) if shifted.size else weights
 
 
 def write_runtime_tokenizer(source: Path, destination: Path, max_tokens: int) -> None:

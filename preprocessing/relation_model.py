@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from preprocessing.onnx_text import cpu_session, model_inputs, wordpiece_tokenizer
+from preprocessing.onnx_text import cpu_session, model_inputs, softmax_rows, wordpiece_tokenizer
 from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
 
 RELATION_MODEL = "relation"
@@ -61,10 +61,7 @@ class RelationModel:
         """(n, labels) softmax probabilities, float64 so each row sums to 1 within 1e-12."""
         if not pairs:
             return np.zeros((0, len(self.labels)), dtype=np.float64)
-        logits = self._session.run(None, self.tokenize(pairs))[0].astype(np.float64)
-        logits -= logits.max(axis=1, keepdims=True)
-        weights = np.exp(logits)
-        return weights / weights.sum(axis=1, keepdims=True)
+        return softmax_rows(self._session.run(None, self.tokenize(pairs))[0])
 
     def classify(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
         # Int8 activations are quantised per call, so a pair's probabilities can shift slightly with its

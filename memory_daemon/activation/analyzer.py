@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -51,6 +51,7 @@ SIDE_THREADS = 8  # ONNX stages running beside spaCy; onnxruntime sessions take 
 FACT_INTENTS = frozenset({"SAVE_FACT", "UPDATE_INFO"})
 
 NeighbourLookup = Callable[[np.ndarray], Sequence[DedupCandidate]]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -294,25 +295,23 @@ class ActivationPipeline:
 
     def holders(self, text: str) -> Holders | None:
         """Whose fact the text states (holders.Holders); None while the models load or without the parser."""
-        reader = self.holder_reader if self._loaded.is_set() else None
-        if reader is None:
-            return None
-        try:
-            return reader.holders(text)
-        except Exception as error:  # noqa: BLE001 - a failing parse never fails a search
-            log_event("holder_reading_failed", level=logging.WARNING, error=repr(error))
-            return None
+        return self._read_holders(lambda reader: reader.holders(text), "holder_reading_failed")
 
     def others(self, texts: Sequence[str]) -> list[bool] | None:
         """Whether the holder model reads each text as another person's or group's own fact; None while the models
         load, without the model, or if it fails (the parse's marks alone decide then)."""
+        return self._read_holders(lambda reader: reader.others(texts), "holder_model_failed")
+
+    def _read_holders(self, read: Callable[[HolderReader], T], failure_event: str) -> T | None:
+        """read(the holder reader) once the models are loaded; None before, without the parser, or if it fails (a
+        failing parse or model never fails a search), logged as `failure_event`."""
         reader = self.holder_reader if self._loaded.is_set() else None
         if reader is None:
             return None
         try:
-            return reader.others(texts)
-        except Exception as error:  # noqa: BLE001 - a failing model never fails a search
-            log_event("holder_model_failed", level=logging.WARNING, error=repr(error))
+            return read(reader)
+        except Exception as error:  # noqa: BLE001 - see the docstring
+            log_event(failure_event, level=logging.WARNING, error=repr(error))
             return None
 
     def embed_for_search(self, texts: Sequence[str]) -> np.ndarray | None:
