@@ -182,6 +182,11 @@ def test_search_asked_about_a_named_holder_puts_another_ones_below(reader, rows)
     assert final[bram] == 0.028 and final[elin] == 0.055
 
 
+def read_memories(reader: HolderReader):
+    """Search's reading of memories, straight from the model (the daemon's is kept per memory: test_holder_readings)."""
+    return lambda memories: reader.others([m.content for m in memories])
+
+
 @pytest.fixture(scope="module")
 def model_reader():
     from preprocessing.holder_model import HolderModel
@@ -195,7 +200,7 @@ def test_search_puts_a_change_the_holder_model_reads_as_anothers_below_the_users
                                  "I'm on the approvers list for the billing repo.")
     final = {theirs: 0.056, mine: 0.055}
     other_holders_down(final, found, "can I approve merges in the billing repo?", model_reader.holders, depth=5,
-                       factor=0.5, others=model_reader.others)
+                       factor=0.5, others=read_memories(model_reader))
     assert final == {theirs: 0.028, mine: 0.055}
     without_the_model = {theirs: 0.056, mine: 0.055}
     other_holders_down(without_the_model, found, "can I approve merges in the billing repo?", model_reader.holders,
@@ -204,7 +209,7 @@ def test_search_puts_a_change_the_holder_model_reads_as_anothers_below_the_users
     # A question that asks for a person is answered by a statement naming one: the model's reading is not asked.
     asked_for_a_person = {theirs: 0.056, mine: 0.055}
     other_holders_down(asked_for_a_person, found, "who can approve merges in my billing repo?", model_reader.holders,
-                       depth=5, factor=0.5, others=model_reader.others)
+                       depth=5, factor=0.5, others=read_memories(model_reader))
     assert asked_for_a_person == {theirs: 0.056, mine: 0.055}
 
 
@@ -230,5 +235,5 @@ def test_an_assistants_note_about_the_user_is_not_read_as_anothers(model_reader,
                                 "Kofi got taken off the billing approvers last week.")
     final = {note: 0.056, other: 0.055}
     other_holders_down(final, found, "how do I like my code comments?", model_reader.holders, depth=5, factor=0.5,
-                       others=model_reader.others)
+                       others=read_memories(model_reader))
     assert final == {note: 0.056, other: 0.0275}

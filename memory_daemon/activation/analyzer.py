@@ -101,6 +101,7 @@ class ActivationPipeline:
             DedupThresholds(duplicate_similarity=settings.dedup_similarity))
         self.extractor: EntityExtractor | None = None
         self.holder_reader: HolderReader | None = None  # whose fact a text states, from the extractor's parse
+        self.holder_model_sha256: str | None = None  # the holder model loaded, which stored readings name
         self.encoder = None
         self.intent_model = None
         self.relevance_model = None
@@ -194,7 +195,7 @@ class ActivationPipeline:
         model, status = timed_load("holder model (fine-tuned MiniLM int8 ONNX)", str(models_dir() / HOLDER_MODEL),
                                    lambda: HolderModel.load(threads=RELATION_THREADS))
         if status.ok:
-            status.sha256 = manifest_digest(HOLDER_MODEL, "model_int8.onnx")
+            status.sha256 = self.holder_model_sha256 = manifest_digest(HOLDER_MODEL, "model_int8.onnx")
         else:
             status.detail += "; whose fact a statement states comes from the parse's marks alone"
         self.statuses.append(status)

@@ -262,6 +262,7 @@ class MemoryRpc:
                                     unsaved=state.unsaved) for state in self._memories.index_states()],
             update_checks=[pb.UpdateChecksPending(namespace=namespace, pending=count)
                            for namespace, count in self._memories.update_checks_pending().items()],
+            holder_readings_pending=self._memories.holder_readings_pending(),
         )
 
     def RebuildIndexes(self, request: pb.RebuildIndexesRequest, caller: Caller) -> pb.RebuildIndexesReply:

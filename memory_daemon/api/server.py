@@ -282,7 +282,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
     checkpointer = WalCheckpointer(database, settings.store, on_store_lost=stop_for_lost_store).start()
     index_saver = PeriodicSave(memories.save_indexes, settings.retrieval.vector_save_seconds).start()
     memories.load_saved_indexes_in_background(saved_indexes_loaded)
-    memories.start_update_checks()  # waits for the models, then reads what imports queued (before a restart too)
+    memories.start_background_passes()  # wait for the models, then read what imports queued (before a restart too)
 
     # The store is open by now; the services report NOT_SERVING until the models have loaded, then SERVING even
     # when some model is degraded (its stages are skipped; `cortexd status` and `cortexd doctor` name it).
@@ -307,7 +307,7 @@ async def _serve_locked(settings: DaemonSettings, socket_path: Path | None) -> i
         await health.enter_graceful_shutdown()
         await server.stop(SHUTDOWN_GRACE_SECONDS)
         runner.shutdown()
-        await asyncio.to_thread(memories.stop_update_checks)
+        await asyncio.to_thread(memories.stop_background_passes)
         await asyncio.to_thread(index_saver.stop)  # saves what changed since the last save, once more
         await asyncio.to_thread(checkpointer.stop)
         # Exiting while onnxruntime or spaCy is still loading aborts the process ("terminate called without an

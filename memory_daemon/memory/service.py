@@ -28,11 +28,13 @@ from memory_daemon.memory.dynamics import (
     IMPORTED_AT_KEY, MAX_CONSOLIDATE, Cluster, checked_cluster_settings, clusters_of, should_promote, to_archive,
     used_by,
 )
+from memory_daemon.memory.holder_readings import HolderReadings
 from memory_daemon.memory.update_checks import UpdateCheckPass
 from memory_daemon.retrieval.row_cache import RowCache
 from memory_daemon.store import MemoryRepository, MemoryRow
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY, indexed_digest
 from memory_daemon.store.corrections import CorrectionRepository, Forgotten
+from memory_daemon.store.holder_readings import HolderReadingStore
 from memory_daemon.store.update_checks import UpdateCheckQueue
 from memory_daemon.core.timefmt import format_iso, parse_iso, utc_now
 from memory_daemon.core.validation import checked_json, checked_text
@@ -267,12 +269,17 @@ class MemoryService:
         self._lexical = LexicalIndex(stored, index_root, retrieval.lexical_save_from, stored.fill_rows_in_background)
         self._query_vectors: dict[str, object] = {}  # query text -> read-only embedding, oldest first
         self._query_vectors_lock = threading.Lock()
+        # Each memory is read by the holder model once, in the background after it is written (search uses it)
+        reads_holders = activation is not None and activation.settings.holder_model and retrieval.holder_factor < 1
+        self._holder_readings = HolderReadings(
+            HolderReadingStore(repository.database), activation.others, lambda: activation.holder_model_sha256,
+            self.models_loaded) if reads_holders else None
         self._retriever = HybridRetriever(
             self._rows, self._lexical, self._vectors, self.embed_query, retrieval,
             graph.neighbour_keys if graph is not None else None,
             activation.relevance if activation is not None else None,
             activation.holders if activation is not None else None,
-            activation.others if activation is not None else None,
+            self._holder_readings.others if self._holder_readings is not None else None,
         )
         # Imported statements are read for updates by a background pass (started with the daemon: start_update_checks)
         self._update_queue = UpdateCheckQueue(repository.database)
@@ -290,6 +297,8 @@ class MemoryService:
                 self._sessions.add_note(row.namespace, row.session_id, row.id, row.content, row.created_at)
         for row in rows:
             self._lexical.add(row.namespace, [indexed(row)])
+        if self._holder_readings is not None:
+            self._holder_readings.queue(rows)
 
     def embed_query(self, text: str):
         """The query's embedding (None without an encoder); the last few are kept, as one search may embed twice."""
@@ -686,6 +695,8 @@ class MemoryService:
         self._rows.drop(ids)
         self._lexical.drop(namespace, ids)
         self._vectors.drop(namespace, ids)
+        if self._holder_readings is not None:
+            self._holder_readings.forget(ids)
         if self._sessions is not None:
             self._sessions.drop(ids)
         if self._activation is not None and texts:
@@ -778,12 +789,21 @@ class MemoryService:
         outcome.checks_pending = sum(self._update_checks.counts().values())
         return outcome
 
-    def start_update_checks(self) -> None:
+    def start_background_passes(self) -> None:
+        """The update checks of imported statements, and the holder model's reading of memories written."""
         self._update_checks.start()
+        if self._holder_readings is not None:
+            self._holder_readings.start()
 
-    def stop_update_checks(self) -> None:
-        """Stop the pass after its current round; the rest stays queued in the store for the next start."""
+    def stop_background_passes(self) -> None:
+        """Stop each pass after its current round; queued update checks stay in the store for the next start."""
         self._update_checks.stop()
+        if self._holder_readings is not None:
+            self._holder_readings.stop()
+
+    def holder_readings_pending(self) -> int:
+        """Memories written and not yet read by the holder model in the background."""
+        return self._holder_readings.pending() if self._holder_readings is not None else 0
 
     def update_checks_pending(self) -> dict[str, int]:
         """Namespace -> imported statements still waiting for their update check."""

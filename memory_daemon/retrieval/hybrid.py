@@ -46,8 +46,9 @@ RERANK_CLIP = 0.05
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
 # text -> whose fact it states (preprocessing.holders), or None when no parser can say
 HolderReading = Callable[[str], Holders | None]
-# texts -> whether each states another person's or group's own fact (the holder model), or None when no model can say
-OthersReading = Callable[[Sequence[str]], "list[bool] | None"]
+# memories -> whether each states another person's or group's own fact (the holder model's reading, kept from when
+# it was written or read now), or None when no model can say
+OthersReading = Callable[[Sequence[MemoryRow]], "list[bool] | None"]
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,7 @@ def other_holders_down(final: dict[str, float], rows: dict[str, MemoryRow], text
             flagged.add(memory_id)
     unread = [m for m in top if m not in flagged and not names_the_user(rows[m].content)]
     if others is not None and unread and asks_only_of_the_user(text, asked):
-        read = others([rows[m].content for m in unread])
+        read = others([rows[m] for m in unread])
         flagged.update(m for m, other in zip(unread, read or (), strict=False) if other)
     for memory_id in flagged:
         final[memory_id] *= factor

@@ -64,6 +64,7 @@ class CorrectionRepository:
                 "INSERT OR REPLACE INTO memory_tombstones (id, namespace, forgotten_at, reason) VALUES (?, ?, ?, ?)",
                 [[memory_id, namespace, at, reason] for memory_id in gone_ids])
             cursor.execute(f"DELETE FROM memory_history WHERE memory_id IN {in_list(gone_ids)}", gone_ids)
+            cursor.execute(f"DELETE FROM holder_readings WHERE memory_id IN {in_list(gone_ids)}", gone_ids)
             facts = self._drop_facts_of(cursor, gone_ids, namespace)
             self._drop_relations_of(cursor, gone_ids)
             self._drop_orphan_entities(cursor, namespace, texts)

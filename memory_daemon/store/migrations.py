@@ -255,4 +255,21 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             """,
         ),
     ),
+    (
+        12,
+        (
+            # The holder model's reading of each memory (memory_daemon/memory/holder_readings.py), made once in the
+            # background after the memory is written, so search does not read it again. `digest` is of the text
+            # read (an edited memory is read again); readings of another model are deleted at start. Derived data:
+            # dumps leave this table out, and forgetting a memory deletes its reading.
+            """
+            CREATE TABLE holder_readings (
+                memory_id VARCHAR PRIMARY KEY,
+                model     VARCHAR NOT NULL,        -- the holder model's sha256
+                digest    VARCHAR NOT NULL,        -- md5 of the memory's content when it was read
+                other     BOOLEAN NOT NULL         -- read as another person's or group's own fact
+            )
+            """,
+        ),
+    ),
 )

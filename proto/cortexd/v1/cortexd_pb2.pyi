@@ -392,7 +392,7 @@ class GetStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetStatusReply(_message.Message):
-    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models", "wal_bytes", "indexes", "update_checks")
+    __slots__ = ("version", "pid", "uptime_seconds", "data_dir", "database_path", "schema_version", "memory_count", "listen_address", "namespace", "proxies", "models", "degraded_models", "wal_bytes", "indexes", "update_checks", "holder_readings_pending")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -408,6 +408,7 @@ class GetStatusReply(_message.Message):
     WAL_BYTES_FIELD_NUMBER: _ClassVar[int]
     INDEXES_FIELD_NUMBER: _ClassVar[int]
     UPDATE_CHECKS_FIELD_NUMBER: _ClassVar[int]
+    HOLDER_READINGS_PENDING_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     uptime_seconds: float
@@ -423,7 +424,8 @@ class GetStatusReply(_message.Message):
     wal_bytes: int
     indexes: _containers.RepeatedCompositeFieldContainer[IndexStatus]
     update_checks: _containers.RepeatedCompositeFieldContainer[UpdateChecksPending]
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ..., wal_bytes: _Optional[int] = ..., indexes: _Optional[_Iterable[_Union[IndexStatus, _Mapping]]] = ..., update_checks: _Optional[_Iterable[_Union[UpdateChecksPending, _Mapping]]] = ...) -> None: ...
+    holder_readings_pending: int
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., data_dir: _Optional[str] = ..., database_path: _Optional[str] = ..., schema_version: _Optional[int] = ..., memory_count: _Optional[int] = ..., listen_address: _Optional[str] = ..., namespace: _Optional[str] = ..., proxies: _Optional[_Iterable[_Union[ProxyHealth, _Mapping]]] = ..., models: _Optional[str] = ..., degraded_models: _Optional[_Iterable[str]] = ..., wal_bytes: _Optional[int] = ..., indexes: _Optional[_Iterable[_Union[IndexStatus, _Mapping]]] = ..., update_checks: _Optional[_Iterable[_Union[UpdateChecksPending, _Mapping]]] = ..., holder_readings_pending: _Optional[int] = ...) -> None: ...
 
 class UpdateChecksPending(_message.Message):
     __slots__ = ("namespace", "pending")
