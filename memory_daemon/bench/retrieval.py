@@ -82,7 +82,8 @@ def _scale(count: int, calls: int, rng: random.Random) -> dict:
         import_rate = _import_into(daemon, count, rng)
         daemon.stop()
         recall = _graph_recall(daemon.data_dir, rng) if mode == "graph" else None
-        return {"count": count, "search": search, "own": own, "own_read": own_read, "context": context, "load_ms": first[0], "rss": rss,
+        return {"count": count, "search": search, "own": own, "own_read": own_read, "context": context,
+                "load_ms": first[0], "rss": rss,
                 "recall": recall, "kinds": kinds, "kinds_load_ms": kinds_first[0], "mode": mode, "graph_s": graph_seconds,
                 "disk_mb": disk_mb, "restart_ms": restart_ms, "restart_rss": restart_rss, "import_rate": import_rate}
     finally:

@@ -281,7 +281,7 @@ class MemoryService:
             activation.holders if activation is not None else None,
             self._holder_readings.others if self._holder_readings is not None else None,
         )
-        # Imported statements are read for updates by a background pass (started with the daemon: start_background_passes)
+        # Imported statements are read for updates by a background pass (started by start_background_passes)
         self._update_queue = UpdateCheckQueue(repository.database)
         self._update_checks = UpdateCheckPass(self._update_queue, self.check_queued, self.models_loaded)
 
