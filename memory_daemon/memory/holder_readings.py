@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from memory_daemon.core.logs import log_event
-from memory_daemon.core.priority import run_in_background
+from memory_daemon.core.background_pass import BackgroundPass
 from memory_daemon.store.holder_readings import HolderReadingStore, content_digest
 from memory_daemon.store.memories import MemoryRow
 
@@ -20,7 +19,7 @@ FAILED_READ_PAUSE_SECONDS = 5.0
 Reading = tuple[str, bool]  # (digest of the text read, whether it states another's own fact)
 
 
-class HolderReadings:
+class HolderReadings(BackgroundPass):
     """others(rows) for search: each memory's reading from RAM, else from the store, else read now (and then kept).
 
     Memories written (saved, imported, edited) are queued and read by a background thread, 32 to a model call, so a
@@ -28,8 +27,11 @@ class HolderReadings:
     carry the model's sha256 and the digest of the text read: a retrained model or an edited text is read again.
     """
 
+    THREAD_NAME = "cortexd-holder-readings"
+
     def __init__(self, store: HolderReadingStore, read: Callable[[Sequence[str]], list[bool] | None],
                  model: Callable[[], str | None], ready: Callable[[], bool]) -> None:
+        super().__init__()
         self._store = store
         self._read = read  # the holder model over texts (None while loading, without the model, or if it fails)
         self._model = model  # the loaded holder model's sha256, or None without one
@@ -37,23 +39,7 @@ class HolderReadings:
         self._remembered: OrderedDict[str, Reading] = OrderedDict()
         self._queued: OrderedDict[str, MemoryRow] = OrderedDict()
         self._unstored: dict[str, Reading] = {}  # read by a search, for the thread to store
-        self._lock = threading.Condition()
-        self._stopping = False
         self._cleaned = False
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> HolderReadings:
-        self._thread = threading.Thread(target=self._run, name="cortexd-holder-readings", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 30.0) -> None:
-        """Stop after the chunk in progress, storing what searches read; what is still queued is left unread."""
-        with self._lock:
-            self._stopping = True
-            self._lock.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
 
     def queue(self, rows: Sequence[MemoryRow]) -> None:
         """Memories just written, to be read in the background."""
@@ -121,7 +107,7 @@ class HolderReadings:
             self._remembered.popitem(last=False)
 
     def _run(self) -> None:
-        run_in_background()
+        """Until stopped, storing what searches read; what is still queued then is left unread."""
         while True:
             with self._lock:
                 while not self._stopping and not self._unstored and not (self._queued and self._ready()):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from memory_daemon.core.logs import log_event
-from memory_daemon.core.priority import run_in_background
+from memory_daemon.core.background_pass import BackgroundPass
 from memory_daemon.core.timefmt import utc_now
 from memory_daemon.store.memories import MemoryRow
 from memory_daemon.store.update_checks import UpdateCheckQueue
@@ -20,7 +19,7 @@ IMPORT_QUIET_SECONDS = 0.5  # the pass waits this long after the last import bat
 FAILED_ROUND_PAUSE_SECONDS = 5.0
 
 
-class UpdateCheckPass:
+class UpdateCheckPass(BackgroundPass):
     """Owns the queue's in-RAM copy and the thread that drains it, oldest statement first.
 
     An import stores its records and indexes their words at once, and queues each statement here; the pass then reads
@@ -30,31 +29,18 @@ class UpdateCheckPass:
     only against what came before it, as it would have been inline.
     """
 
+    THREAD_NAME = "cortexd-update-checks"
+
     def __init__(self, queue: UpdateCheckQueue, check: Callable[[list[MemoryRow], list[str]], None],
                  ready: Callable[[], bool]) -> None:
+        super().__init__()
         self._queue = queue
         self._check = check  # reads a round's statements and stores what it found, taking them off the queue
         self._ready = ready  # whether the models have loaded
         self._pending = queue.pending()
-        self._lock = threading.Condition()
         self._importing = 0
         self._imports_started = 0
         self._last_import = 0.0
-        self._stopping = False
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> UpdateCheckPass:
-        self._thread = threading.Thread(target=self._run, name="cortexd-update-checks", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 30.0) -> None:
-        """Stop after the round in progress; what is still queued stays in the store for the next start."""
-        with self._lock:
-            self._stopping = True
-            self._lock.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
 
     @contextmanager
     def importing(self) -> Iterator[None]:
@@ -125,7 +111,7 @@ class UpdateCheckPass:
             return False
 
     def _run(self) -> None:
-        run_in_background()
+        """Until stopped; what is still queued then stays in the store for the next start."""
         while self._wait_for_work():
             try:
                 rows, gone = self._queue.next_rows(CHECK_CHUNK * ROUNDS_PER_READ)

@@ -36,7 +36,7 @@ def choose_threshold(scores: list[float], gold: list[bool]) -> float:
 
 
 def latency(model: HolderModel, texts: list[str], batch: int = 5, calls: int = 60) -> dict:
-    """Milliseconds per call of `batch` statements, as search sends its best unread hits."""
+    """Milliseconds to read `batch` statements (one onnxruntime call each), as search reads its best unread hits."""
     timings = []
     for i in range(calls + 5):
         chunk = [texts[(i * batch + j) % len(texts)] for j in range(batch)]
@@ -90,7 +90,7 @@ Right answers by gold label and kind:
 {kinds}
 
 int8 vs fp32 agreement at the threshold (val): {m['val'].get('int8_vs_fp32_agreement', 'not measured')}.
-Latency: {m['latency_ms']['batch']} statements in one call, {m['latency_ms']['threads']} thread: p50
+Latency: {m['latency_ms']['batch']} statements, one call each, {m['latency_ms']['threads']} thread: p50
 {m['latency_ms']['p50']} ms, p95 {m['latency_ms']['p95']} ms.
 
 ## Selection
