@@ -4,8 +4,6 @@ a subject its own possessive pronoun points back to), or, by the holder model, a
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -193,30 +191,18 @@ def asks_only_of_the_user(question: str, asked: Holders) -> bool:
 
 class HolderReader:
     """text -> Holders, through a spaCy parse, remembering the texts it read (a memory meets many new texts); and,
-    with the holder model, whether texts state another's own fact with no mark the parse reads."""
+    with the holder model, whether texts state another's own fact with no mark the parse reads (the daemon keeps
+    that reading per memory: memory_daemon/memory/holder_readings.py)."""
 
     def __init__(self, parse: Callable[[str], object],
                  others_model: Callable[[Sequence[str]], list[bool]] | None = None) -> None:
         self._parsed = lru_cache(maxsize=REMEMBERED_TEXTS)(lambda text: read_holders(parse(text)))
         self._others_model = others_model  # texts -> whether each states another's own fact (HolderModel.others)
-        self._others_read: OrderedDict[str, bool] = OrderedDict()
-        self._others_lock = threading.Lock()
 
     def others(self, texts: Sequence[str]) -> list[bool] | None:
         """The holder model's reading of each text as another person's or group's own fact ("legal moved down to
-        floor 2", "hes gone off fornacella's"), the unread ones in one call; None without the model."""
-        if self._others_model is None:
-            return None
-        with self._others_lock:
-            read = {t: self._others_read[t] for t in texts if t in self._others_read}
-        unread = [t for t in dict.fromkeys(texts) if t not in read]
-        if unread:
-            read.update(zip(unread, self._others_model(unread), strict=True))
-            with self._others_lock:
-                self._others_read.update((t, read[t]) for t in unread)
-                while len(self._others_read) > REMEMBERED_TEXTS:
-                    self._others_read.popitem(last=False)
-        return [read[t] for t in texts]
+        floor 2", "hes gone off fornacella's"); None without the model."""
+        return self._others_model(texts) if self._others_model is not None else None
 
     def holders(self, text: str) -> Holders:
         """The text's holders; a text without a possessive, a group noun or a possessive pronoun is not parsed."""
