@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 from conftest import CORTEXD
 from preprocessing.holder_model import LABELS, MODEL_FILE, TOKENIZER_FILE, HolderModel
-from preprocessing.registry import MODELS_DIR_ENV, ModelUnavailable, models_dir, sha256_of, verified_model
+from preprocessing.registry import models_dir, sha256_of, verified_model
 
 DATA = Path(__file__).resolve().parent.parent / "models" / "holder" / "data"
 
@@ -62,39 +61,13 @@ def test_another_persons_own_fact_reads_other_and_the_users_does_not(model):
     assert sum(model.others(OTHER)) >= 3 and not any(model.others(USER))
 
 
-def test_a_batch_gives_each_text_its_own_reading_and_a_pasted_document_is_cut(model):
-    together = model.other_probabilities([OTHER[0], USER[0]])
+def test_a_text_reads_the_same_whatever_is_read_beside_it_and_a_pasted_document_is_cut(model):
+    # One call a text: int8 activations are scaled per call, and a reading is kept with its memory.
+    together = model.other_probabilities([OTHER[0], USER[0], "a much longer statement " * 8])
     alone = [model.other_probabilities([t])[0] for t in (OTHER[0], USER[0])]
-    assert all(abs(a - b) < 0.05 for a, b in zip(together, alone))
+    assert together[:2] == alone
     assert model.other_probabilities([]) == [] and model.others([]) == []
     assert 0.0 <= model.other_probabilities(["a pasted log line " * 20_000])[0] <= 1.0
-
-
-def _copy(tmp_path):
-    shutil.copytree(models_dir() / "holder", tmp_path / "holder",
-                    ignore=shutil.ignore_patterns("data", "*.md", "*.py", "*.jsonl", "__pycache__"))
-    return tmp_path / "holder"
-
-
-def test_a_corrupted_model_is_refused_naming_the_file(tmp_path, monkeypatch):
-    copy = _copy(tmp_path)
-    data = bytearray((copy / MODEL_FILE).read_bytes())
-    data[len(data) // 2] ^= 0xFF
-    (copy / MODEL_FILE).write_bytes(bytes(data))
-    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
-    with pytest.raises(ModelUnavailable, match="corrupt") as error:
-        HolderModel.load()
-    assert MODEL_FILE in str(error.value)
-
-
-def test_a_manifest_without_a_threshold_is_refused(tmp_path, monkeypatch):
-    copy = _copy(tmp_path)
-    manifest = json.loads((copy / "manifest.json").read_text())
-    del manifest["threshold"]
-    (copy / "manifest.json").write_text(json.dumps(manifest))
-    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
-    with pytest.raises(ModelUnavailable, match="threshold"):
-        HolderModel.load()
 
 
 def test_eval_holders_scores_a_statement_file(tmp_path):

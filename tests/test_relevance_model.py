@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from preprocessing.registry import MODELS_DIR_ENV, ModelUnavailable, models_dir, sha256_of, verified_model
+from preprocessing.registry import models_dir, sha256_of, verified_model
 from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE
 from preprocessing.relevance_model import LABELS, RelevanceModel
 
@@ -82,28 +81,3 @@ def test_a_pasted_document_costs_no_more_than_a_sentence(model):
     assert 0.0 <= model.relevance(huge, [huge])[0] <= 1.0
 
 
-def _copy(tmp_path):
-    shutil.copytree(models_dir() / "relevance", tmp_path / "relevance",
-                    ignore=shutil.ignore_patterns("data", "*.md", "*.py", "*.jsonl", "__pycache__"))
-    return tmp_path / "relevance"
-
-
-def test_a_corrupted_model_is_refused_naming_the_file(tmp_path, monkeypatch):
-    copy = _copy(tmp_path)
-    data = bytearray((copy / MODEL_FILE).read_bytes())
-    data[len(data) // 2] ^= 0xFF
-    (copy / MODEL_FILE).write_bytes(bytes(data))
-    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
-    with pytest.raises(ModelUnavailable, match="corrupt") as error:
-        RelevanceModel.load()
-    assert MODEL_FILE in str(error.value)
-
-
-def test_a_manifest_without_a_threshold_is_refused(tmp_path, monkeypatch):
-    copy = _copy(tmp_path)
-    manifest = json.loads((copy / "manifest.json").read_text())
-    del manifest["threshold"]
-    (copy / "manifest.json").write_text(json.dumps(manifest))
-    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
-    with pytest.raises(ModelUnavailable, match="threshold"):
-        RelevanceModel.load()
