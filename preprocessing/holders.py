@@ -3,10 +3,12 @@ a subject its own possessive pronoun points back to), or, by the holder model, a
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 # Nouns that name a group as the holder of a fact ("the platform team's standup", "the Quince team moved their
@@ -55,6 +57,18 @@ REMEMBERED_TEXTS = 16384
 class Holders:
     first_person: bool  # the user speaks of their own ("I", "my", "our")
     others: frozenset[str]  # named holders: a possessor ("theo", "platform team"), a named group ("quince team")
+
+
+@dataclass(frozen=True)
+class StatementHolders:
+    """Whose fact a stored statement states, as search reads it: by the parse, and by the holder model (None
+    without it)."""
+    holders: Holders
+    other: bool | None
+
+
+# The version of the parse rules below: a reading kept under other rules is made again (memory/holder_readings.py).
+RULES_DIGEST = hashlib.md5(Path(__file__).read_bytes(), usedforsecurity=False).hexdigest()[:12]
 
 
 def read_holders(doc) -> Holders:
@@ -203,6 +217,12 @@ class HolderReader:
         """The holder model's reading of each text as another person's or group's own fact ("legal moved down to
         floor 2", "hes gone off fornacella's"); None without the model."""
         return self._others_model(texts) if self._others_model is not None else None
+
+    def statements(self, texts: Sequence[str]) -> list[StatementHolders]:
+        """Each stored statement's holders by the parse and by the holder model."""
+        others = self.others(texts) if texts else []
+        return [StatementHolders(self.holders(text), None if others is None else others[i])
+                for i, text in enumerate(texts)]
 
     def holders(self, text: str) -> Holders:
         """The text's holders; a text without a possessive, a group noun or a possessive pronoun is not parsed."""

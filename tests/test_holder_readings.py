@@ -1,6 +1,7 @@
-"""The holder model reads each memory once, in the background after it is written, and the reading is kept in the
-store: a restarted daemon's search reads it there instead of running the model; an edited text or another model is
-read again, and forgetting a memory deletes its reading. The real model reads real texts here."""
+"""Whose fact each memory states (its parse's holders and the holder model's reading) is read once, in the background
+after it is written, and kept in the store: a restarted daemon's search finds it there instead of parsing and running
+the model; an edited text or another reader is read again, and forgetting a memory deletes its reading. The real
+parser and model read real texts here."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from memory_daemon.memory.holder_readings import HolderReadings
 from memory_daemon.store import MemoryRepository
 from memory_daemon.store.corrections import CorrectionRepository
 from memory_daemon.store.database import Database
-from memory_daemon.store.holder_readings import HolderReadingStore, content_digest
+from memory_daemon.store.holder_readings import HolderReadingStore, StoredReading, content_digest
 from memory_daemon.store.memories import MemoryRow
+from preprocessing.entities import EntityExtractor
 from preprocessing.holder_model import HolderModel
+from preprocessing.holders import RULES_DIGEST, HolderReader
 from preprocessing.registry import manifest_digest
 
 THEIRS = "Kofi got taken off the billing approvers last week."
@@ -26,8 +29,8 @@ MINE = "I'm on the approvers list for the billing repo."
 
 
 @pytest.fixture(scope="module")
-def model():
-    return HolderModel.load()
+def reader():
+    return HolderReader(EntityExtractor.load().parsed, HolderModel.load().others)
 
 
 @pytest.fixture()
@@ -43,11 +46,15 @@ def store(tmp_path):
     database.close()
 
 
-def counted(model, calls: list):
+def counted(reader: HolderReader, calls: list):
     def read(texts):
         calls.append(list(texts))
-        return model.others(texts)
+        return reader.statements(texts)
     return read
+
+
+def others(readings: HolderReadings, rows) -> list[bool]:
+    return [s.other for s in readings.statements(rows)]
 
 
 def read_in_background(readings: HolderReadings, rows) -> None:
@@ -58,45 +65,52 @@ def read_in_background(readings: HolderReadings, rows) -> None:
     readings.stop()  # finishes the chunk in progress and stores it
 
 
-def test_a_memory_is_read_once_in_the_background_and_a_search_reads_the_kept_reading(model, store):
+def test_a_memory_is_read_once_in_the_background_and_a_search_reads_the_kept_reading(reader, store):
     database, (theirs, mine) = store
     calls: list = []
-    read_in_background(HolderReadings(HolderReadingStore(database), counted(model, calls), lambda: "model-a",
-                                      lambda: True), [theirs, mine])
-    assert calls == [[THEIRS, MINE]]  # one model call for the chunk
-    assert HolderReadingStore(database).read(["m0", "m1"], "model-a") == {
-        "m0": (content_digest(THEIRS), True), "m1": (content_digest(MINE), False)}
+    read_in_background(HolderReadings(HolderReadingStore(database), counted(reader, calls), lambda: "reader-a"),
+                       [theirs, mine])
+    assert calls == [[THEIRS, MINE]]  # one round for the chunk
+    assert HolderReadingStore(database).read(["m0", "m1"], "reader-a") == {
+        "m0": StoredReading(content_digest(THEIRS), False, (), True),
+        "m1": StoredReading(content_digest(MINE), True, (), False)}
 
     calls.clear()  # a restarted daemon: nothing in RAM, the readings in the store
-    restarted = HolderReadings(HolderReadingStore(database), counted(model, calls), lambda: "model-a", lambda: True)
-    assert restarted.others([theirs, mine]) == [True, False] and calls == []
-    # An edited text is read again; so is every memory for another model.
+    restarted = HolderReadings(HolderReadingStore(database), counted(reader, calls), lambda: "reader-a")
+    assert others(restarted, [theirs, mine]) == [True, False] and calls == []
+    # An edited text is read again, its parse too; so is every memory for another reader.
     edited = replace(mine, content="Kofi's team moved their approvals to Fridays.")
-    assert restarted.others([theirs, edited]) == [True, True] and calls == [[edited.content]]
+    (_, statement) = restarted.statements([theirs, edited])
+    assert statement.other and statement.holders.others and calls == [[edited.content]]
     calls.clear()
-    retrained = HolderReadings(HolderReadingStore(database), counted(model, calls), lambda: "model-b", lambda: True)
-    assert retrained.others([theirs, mine]) == [True, False] and calls == [[THEIRS, MINE]]
+    retrained = HolderReadings(HolderReadingStore(database), counted(reader, calls), lambda: "reader-b")
+    assert others(retrained, [theirs, mine]) == [True, False] and calls == [[THEIRS, MINE]]
+    assert HolderReadings(HolderReadingStore(database), counted(reader, calls), lambda: None).statements(
+        [theirs]) is None  # models still loading
 
 
-def test_readings_of_another_model_are_dropped_and_a_search_stores_what_it_read(model, store):
+def test_readings_of_another_reader_are_dropped_and_a_search_stores_what_it_read(reader, store):
     database, (theirs, mine) = store
-    HolderReadingStore(database).keep({"m0": (content_digest(THEIRS), False)}, "model-old")
+    HolderReadingStore(database).keep({"m0": StoredReading(content_digest(THEIRS), False, (), False)}, "reader-old")
     calls: list = []
-    readings = HolderReadings(HolderReadingStore(database), counted(model, calls), lambda: "model-a", lambda: True)
-    assert readings.others([theirs]) == [True]  # not the old model's reading
+    readings = HolderReadings(HolderReadingStore(database), counted(reader, calls), lambda: "reader-a")
+    assert others(readings, [theirs]) == [True]  # not the old reader's reading
     read_in_background(readings, [])
-    assert HolderReadingStore(database).read(["m0"], "model-old") == {}
-    assert HolderReadingStore(database).read(["m0", "m1"], "model-a") == {"m0": (content_digest(THEIRS), True)}
+    assert HolderReadingStore(database).read(["m0"], "reader-old") == {}
+    assert HolderReadingStore(database).read(["m0", "m1"], "reader-a") == {
+        "m0": StoredReading(content_digest(THEIRS), False, (), True)}
 
 
 def test_forgetting_a_memory_deletes_its_reading_and_a_late_reading_of_it_is_not_stored(store):
     database, (theirs, mine) = store
     readings = HolderReadingStore(database)
-    readings.keep({"m0": (content_digest(THEIRS), True), "m1": (content_digest(MINE), False)}, "model-a")
+    theirs_read = StoredReading(content_digest(THEIRS), False, (), True)
+    mine_read = StoredReading(content_digest(MINE), True, (), False)
+    readings.keep({"m0": theirs_read, "m1": mine_read}, "reader-a")
     CorrectionRepository(database).forget(["m0"], "ns", "test", datetime(2026, 1, 2))
-    assert readings.read(["m0", "m1"], "model-a") == {"m1": (content_digest(MINE), False)}
-    readings.keep({"m0": (content_digest(THEIRS), True)}, "model-a")  # read while it was being forgotten
-    assert readings.read(["m0"], "model-a") == {}
+    assert readings.read(["m0", "m1"], "reader-a") == {"m1": mine_read}
+    readings.keep({"m0": theirs_read}, "reader-a")  # read while it was being forgotten
+    assert readings.read(["m0"], "reader-a") == {}
 
 
 def test_the_daemon_reads_saved_memories_in_the_background_and_keeps_the_readings(workdir):
@@ -113,5 +127,6 @@ def test_the_daemon_reads_saved_memories_in_the_background_and_keeps_the_reading
     finally:
         daemon.stop()
     with duckdb.connect(str(daemon.data_dir / "cortexd.duckdb"), read_only=True) as db:
-        stored = db.execute("SELECT memory_id, model, digest, other FROM holder_readings").fetchall()
-    assert stored == [(ids[MINE], manifest_digest("holder", "model_int8.onnx"), content_digest(MINE), False)]
+        stored = db.execute("SELECT memory_id, reader, digest, first_person, named, other FROM holder_readings").fetchall()
+    reader = f"{manifest_digest('holder', 'model_int8.onnx')}:{RULES_DIGEST}"
+    assert stored == [(ids[MINE], reader, content_digest(MINE), True, [], False)]

@@ -146,6 +146,11 @@ def test_a_relative_of_the_user_is_another_holder(reader):
     assert read.others == {"sister"} and not read.first_person
 
 
+def read_now(reader: HolderReader):
+    """Search's reading of memories, made now (the daemon keeps each memory's: tests/test_holder_readings.py)."""
+    return lambda memories: reader.statements([m.content for m in memories])
+
+
 @pytest.fixture()
 def rows():
     root = Path(tempfile.mkdtemp(prefix="holders"))
@@ -164,13 +169,14 @@ def test_search_puts_another_holders_look_alike_below_the_users_own(reader, rows
     found, (theirs, mine, other) = rows("The platform team's retro moved to Thursdays this month.",
                                         "My retro is on Friday afternoons.", "Retro notes go in the team wiki.")
     final = {theirs: 0.056, mine: 0.055, other: 0.050}
-    other_holders_down(final, found, "when is my retro?", reader.holders, depth=5, factor=0.5)
+    other_holders_down(final, found, "when is my retro?", reader.holders, read_now(reader), depth=5, factor=0.5)
     assert final == {theirs: 0.028, mine: 0.055, other: 0.050}
     asked_plainly = {theirs: 0.056, mine: 0.055, other: 0.050}
-    other_holders_down(asked_plainly, found, "when is the retro?", reader.holders, depth=5, factor=0.5)
+    other_holders_down(asked_plainly, found, "when is the retro?", reader.holders, read_now(reader), depth=5,
+                       factor=0.5)
     assert asked_plainly == {theirs: 0.056, mine: 0.055, other: 0.050}  # no holder asked about: no change
     beyond = {theirs: 0.040, mine: 0.055, other: 0.050}
-    other_holders_down(beyond, found, "when is my retro?", reader.holders, depth=2, factor=0.5)
+    other_holders_down(beyond, found, "when is my retro?", reader.holders, read_now(reader), depth=2, factor=0.5)
     assert beyond[theirs] == 0.040  # only the best `depth` current hits are read
 
 
@@ -178,13 +184,9 @@ def test_search_asked_about_a_named_holder_puts_another_ones_below(reader, rows)
     found, (bram, elin) = rows("My son Bram's school changed its finishing time to 15:40.",
                                "My daughter Elin's school finishes at 15:15.")
     final = {bram: 0.056, elin: 0.055}
-    other_holders_down(final, found, "What time does Elin's school let out?", reader.holders, depth=5, factor=0.5)
+    other_holders_down(final, found, "What time does Elin's school let out?", reader.holders, read_now(reader),
+                       depth=5, factor=0.5)
     assert final[bram] == 0.028 and final[elin] == 0.055
-
-
-def read_memories(reader: HolderReader):
-    """Search's reading of memories, straight from the model (the daemon's is kept per memory: test_holder_readings)."""
-    return lambda memories: reader.others([m.content for m in memories])
 
 
 @pytest.fixture(scope="module")
@@ -194,22 +196,22 @@ def model_reader():
     return HolderReader(EntityExtractor.load().parsed, HolderModel.load().others)
 
 
-def test_search_puts_a_change_the_holder_model_reads_as_anothers_below_the_users_own(model_reader, rows):
+def test_search_puts_a_change_the_holder_model_reads_as_anothers_below_the_users_own(model_reader, reader, rows):
     # No possessive, named group or pronoun pointing back: only the holder model reads Kofi's change as his own.
     found, (theirs, mine) = rows("Kofi got taken off the billing approvers last week.",
                                  "I'm on the approvers list for the billing repo.")
     final = {theirs: 0.056, mine: 0.055}
-    other_holders_down(final, found, "can I approve merges in the billing repo?", model_reader.holders, depth=5,
-                       factor=0.5, others=read_memories(model_reader))
+    other_holders_down(final, found, "can I approve merges in the billing repo?", model_reader.holders,
+                       read_now(model_reader), depth=5, factor=0.5)
     assert final == {theirs: 0.028, mine: 0.055}
     without_the_model = {theirs: 0.056, mine: 0.055}
-    other_holders_down(without_the_model, found, "can I approve merges in the billing repo?", model_reader.holders,
-                       depth=5, factor=0.5)
+    other_holders_down(without_the_model, found, "can I approve merges in the billing repo?", reader.holders,
+                       read_now(reader), depth=5, factor=0.5)
     assert without_the_model == {theirs: 0.056, mine: 0.055}
     # A question that asks for a person is answered by a statement naming one: the model's reading is not asked.
     asked_for_a_person = {theirs: 0.056, mine: 0.055}
     other_holders_down(asked_for_a_person, found, "who can approve merges in my billing repo?", model_reader.holders,
-                       depth=5, factor=0.5, others=read_memories(model_reader))
+                       read_now(model_reader), depth=5, factor=0.5)
     assert asked_for_a_person == {theirs: 0.056, mine: 0.055}
 
 
@@ -234,6 +236,6 @@ def test_an_assistants_note_about_the_user_is_not_read_as_anothers(model_reader,
     found, (note, other) = rows("The user dislikes comments that restate what the code does.",
                                 "Kofi got taken off the billing approvers last week.")
     final = {note: 0.056, other: 0.055}
-    other_holders_down(final, found, "how do I like my code comments?", model_reader.holders, depth=5, factor=0.5,
-                       others=read_memories(model_reader))
+    other_holders_down(final, found, "how do I like my code comments?", model_reader.holders,
+                       read_now(model_reader), depth=5, factor=0.5)
     assert final == {note: 0.056, other: 0.0275}

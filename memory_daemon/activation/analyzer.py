@@ -23,7 +23,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import leans_on_context
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
-from preprocessing.holders import HolderReader, Holders
+from preprocessing.holders import RULES_DIGEST, HolderReader, Holders, StatementHolders
 from preprocessing.triples import FactTriple
 from preprocessing.importance import ImportanceScorer
 from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
@@ -298,10 +298,18 @@ class ActivationPipeline:
         """Whose fact the text states (holders.Holders); None while the models load or without the parser."""
         return self._read_holders(lambda reader: reader.holders(text), "holder_reading_failed")
 
-    def others(self, texts: Sequence[str]) -> list[bool] | None:
-        """Whether the holder model reads each text as another person's or group's own fact; None while the models
-        load, without the model, or if it fails (the parse's marks alone decide then)."""
-        return self._read_holders(lambda reader: reader.others(texts), "holder_model_failed")
+    def statements(self, texts: Sequence[str]) -> list[StatementHolders] | None:
+        """Whose fact each stored text states, by the parse and by the holder model (HolderReader.statements); None
+        while the models load, without the parser, or if it fails."""
+        return self._read_holders(lambda reader: reader.statements(texts), "holder_reading_failed")
+
+    @property
+    def holder_readings_tag(self) -> str | None:
+        """What a kept reading of statements was made with (the holder model's sha256 and the parse rules' digest);
+        None until the parser has loaded."""
+        if not self._loaded.is_set() or self.holder_reader is None:
+            return None
+        return f"{self.holder_model_sha256 or 'no-model'}:{RULES_DIGEST}"
 
     def _read_holders(self, read: Callable[[HolderReader], T], failure_event: str) -> T | None:
         """read(the holder reader) once the models are loaded; None before, without the parser, or if it fails (a

@@ -1,4 +1,4 @@
-"""The holder model's reading of each memory, made in the background once it is written and kept, so search finds it."""
+"""Whose fact each memory states, read in the background once it is written and kept, so search finds it read."""
 
 from __future__ import annotations
 
@@ -6,39 +6,41 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-from memory_daemon.core.logs import log_event
 from memory_daemon.core.background_pass import BackgroundPass
-from memory_daemon.store.holder_readings import HolderReadingStore, content_digest
+from memory_daemon.core.logs import log_event
+from memory_daemon.store.holder_readings import HolderReadingStore, StoredReading, content_digest
 from memory_daemon.store.memories import MemoryRow
+from preprocessing.holders import Holders, StatementHolders
 
-READ_CHUNK = 32  # memories read per model call, and readings stored per transaction
+READ_CHUNK = 32  # memories read per round, and readings stored per transaction
 MAX_QUEUED = 100_000  # memories waiting to be read; beyond this, search reads them when it needs them
 REMEMBERED = 65_536  # readings kept in RAM, most recently used first
 FAILED_READ_PAUSE_SECONDS = 5.0
-
-Reading = tuple[str, bool]  # (digest of the text read, whether it states another's own fact)
+IDLE_CHECK_SECONDS = 0.5  # how often a waiting pass looks again (for the models, or for imports to go quiet)
 
 
 class HolderReadings(BackgroundPass):
-    """others(rows) for search: each memory's reading from RAM, else from the store, else read now (and then kept).
+    """statements(rows) for search: each memory's reading (its parse's holders and the holder model's verdict) from
+    RAM, else from the store, else read now and then kept.
 
-    Memories written (saved, imported, edited) are queued and read by a background thread, 32 to a model call, so a
-    search over them reads nothing. What is still queued at a stop is read when a search first needs it. Readings
-    carry the model's sha256 and the digest of the text read: a retrained model or an edited text is read again.
+    Memories written (saved, imported, edited) are queued and read by a background thread, so a search over them
+    parses and runs nothing. What is still queued at a stop is read when a search first needs it. A reading names its
+    reader (the model's sha256 and the parse rules' digest) and the digest of the text read: a retrained model, new
+    rules or an edited text are read again.
     """
 
     THREAD_NAME = "cortexd-holder-readings"
 
-    def __init__(self, store: HolderReadingStore, read: Callable[[Sequence[str]], list[bool] | None],
-                 model: Callable[[], str | None], ready: Callable[[], bool]) -> None:
+    def __init__(self, store: HolderReadingStore, read: Callable[[Sequence[str]], list[StatementHolders] | None],
+                 reader: Callable[[], str | None], busy: Callable[[], bool] = lambda: False) -> None:
         super().__init__()
         self._store = store
-        self._read = read  # the holder model over texts (None while loading, without the model, or if it fails)
-        self._model = model  # the loaded holder model's sha256, or None without one
-        self._ready = ready  # whether the models have loaded
-        self._remembered: OrderedDict[str, Reading] = OrderedDict()
+        self._read = read  # texts -> their readings (None while loading, without the parser, or if it fails)
+        self._reader = reader  # what reads now (None until the models have loaded)
+        self._busy = busy  # whether imports want the cores: queued memories wait (a search's readings are stored)
+        self._remembered: OrderedDict[str, StoredReading] = OrderedDict()
         self._queued: OrderedDict[str, MemoryRow] = OrderedDict()
-        self._unstored: dict[str, Reading] = {}  # read by a search, for the thread to store
+        self._unstored: dict[str, StoredReading] = {}  # read by a search, for the thread to store
         self._cleaned = False
 
     def queue(self, rows: Sequence[MemoryRow]) -> None:
@@ -64,81 +66,89 @@ class HolderReadings(BackgroundPass):
         with self._lock:
             return len(self._queued)
 
-    def others(self, rows: Sequence[MemoryRow]) -> list[bool] | None:
-        """Whether each memory states another person's or group's own fact; None without the model."""
-        model = self._model() if self._ready() else None
-        if model is None:
+    def statements(self, rows: Sequence[MemoryRow]) -> list[StatementHolders] | None:
+        """Whose fact each memory states; None until the models have loaded or without the parser."""
+        reader = self._reader()
+        if reader is None:
             return None
-        digests = {row.id: content_digest(row.content) for row in rows}
-        found = self._known([row.id for row in rows], digests, model)
+        found = self._known(rows, reader)
         unread = [row for row in rows if row.id not in found]
         if unread:
-            read = self._read([row.content for row in unread])
-            if read is None:
+            fresh = self._read_now(unread)
+            if fresh is None:
                 return None
-            fresh = {row.id: (digests[row.id], other) for row, other in zip(unread, read, strict=True)}
             found.update(fresh)
             with self._lock:
                 self._unstored.update(fresh)
-                self._remember(fresh)
                 self._lock.notify_all()
-        return [found[row.id][1] for row in rows]
+        return [_statement(found[row.id]) for row in rows]
 
-    def _known(self, ids: Sequence[str], digests: dict[str, str], model: str) -> dict[str, Reading]:
+    def _known(self, rows: Sequence[MemoryRow], reader: str) -> dict[str, StoredReading]:
         """The readings of these memories' current texts in RAM, then in the store."""
+        digests = {row.id: content_digest(row.content) for row in rows}
         with self._lock:
-            found = {i: r for i in ids if (r := self._remembered.get(i)) is not None and r[0] == digests[i]}
+            found = {i: r for i in digests if (r := self._remembered.get(i)) is not None and r.digest == digests[i]}
             for memory_id in found:
                 self._remembered.move_to_end(memory_id)
-        missing = [i for i in ids if i not in found]
+        missing = [i for i in digests if i not in found]
         if missing:
-            stored = {i: r for i, r in self._store.read(missing, model).items() if r[0] == digests[i]}
+            stored = {i: r for i, r in self._store.read(missing, reader).items() if r.digest == digests[i]}
             found.update(stored)
-            with self._lock:
-                self._remember(stored)
+            self._remember(stored)
         return found
 
-    def _remember(self, readings: dict[str, Reading]) -> None:
-        """Called with the lock held."""
-        for memory_id, reading in readings.items():
-            self._remembered[memory_id] = reading
-            self._remembered.move_to_end(memory_id)
-        while len(self._remembered) > REMEMBERED:
-            self._remembered.popitem(last=False)
+    def _read_now(self, rows: Sequence[MemoryRow]) -> dict[str, StoredReading] | None:
+        read = self._read([row.content for row in rows])
+        if read is None:
+            return None
+        fresh = {row.id: StoredReading(content_digest(row.content), s.holders.first_person,
+                                       tuple(sorted(s.holders.others)), s.other) for row, s in zip(rows, read, strict=True)}
+        self._remember(fresh)
+        return fresh
+
+    def _remember(self, readings: dict[str, StoredReading]) -> None:
+        with self._lock:
+            for memory_id, reading in readings.items():
+                self._remembered[memory_id] = reading
+                self._remembered.move_to_end(memory_id)
+            while len(self._remembered) > REMEMBERED:
+                self._remembered.popitem(last=False)
 
     def _run(self) -> None:
         """Until stopped, storing what searches read; what is still queued then is left unread."""
         while True:
             with self._lock:
-                while not self._stopping and not self._unstored and not (self._queued and self._ready()):
-                    self._lock.wait(1.0)
+                while not self._stopping and not self._unstored and not self._can_read():
+                    self._lock.wait(IDLE_CHECK_SECONDS)
                 if self._stopping and not self._unstored:
                     return
                 unstored, self._unstored = self._unstored, {}
                 rows = [self._queued.popitem(last=False)[1] for _ in range(min(READ_CHUNK, len(self._queued)))] \
-                    if self._ready() and not self._stopping else []
+                    if not self._stopping and self._can_read() else []
             try:
                 self._read_and_store(rows, unstored)
-            except Exception as error:  # noqa: BLE001 - a failed chunk leaves those memories for search to read
+            except Exception as error:  # noqa: BLE001 - a failed round leaves those memories for search to read
                 log_event("holder_readings_failed", level=logging.WARNING, error=repr(error), memories=len(rows))
                 with self._lock:
                     self._lock.wait(FAILED_READ_PAUSE_SECONDS)
 
-    def _read_and_store(self, rows: list[MemoryRow], unstored: dict[str, Reading]) -> None:
-        model = self._model()
-        if model is None:  # no holder model after the load: nothing to read with
+    def _can_read(self) -> bool:
+        """Something is queued, the models have loaded and no import runs (called with the lock held)."""
+        return bool(self._queued) and self._reader() is not None and not self._busy()
+
+    def _read_and_store(self, rows: list[MemoryRow], unstored: dict[str, StoredReading]) -> None:
+        reader = self._reader()
+        if reader is None:
             return
         if not self._cleaned:
-            self._store.drop_other_models(model)
+            self._store.drop_other_readers(reader)
             self._cleaned = True
         if rows:
-            digests = {row.id: content_digest(row.content) for row in rows}
-            known = self._known([row.id for row in rows], digests, model)
+            known = self._known(rows, reader)
             unread = [row for row in rows if row.id not in known]
-            read = self._read([row.content for row in unread]) if unread else []
-            if read is not None:
-                fresh = {row.id: (digests[row.id], other) for row, other in zip(unread, read, strict=True)}
-                unstored = {**unstored, **fresh}
-                with self._lock:
-                    self._remember(fresh)
-        self._store.keep(unstored, model)
+            unstored = {**unstored, **((self._read_now(unread) or {}) if unread else {})}
+        self._store.keep(unstored, reader)
+
+
+def _statement(reading: StoredReading) -> StatementHolders:
+    return StatementHolders(Holders(reading.first_person, frozenset(reading.named)), reading.other)

@@ -269,21 +269,21 @@ class MemoryService:
         self._lexical = LexicalIndex(stored, index_root, retrieval.lexical_save_from, stored.fill_rows_in_background)
         self._query_vectors: dict[str, object] = {}  # query text -> read-only embedding, oldest first
         self._query_vectors_lock = threading.Lock()
-        # Each memory is read by the holder model once, in the background after it is written (search uses it)
-        reads_holders = activation is not None and activation.settings.holder_model and retrieval.holder_factor < 1
+        # Imported statements are read for updates by a background pass (started by start_background_passes)
+        self._update_queue = UpdateCheckQueue(repository.database)
+        self._update_checks = UpdateCheckPass(self._update_queue, self.check_queued, self.models_loaded)
+        # Whose fact each memory states is read once, in the background after it is written, and kept (search uses it)
+        reads_holders = activation is not None and activation.settings.entities and retrieval.holder_factor < 1
         self._holder_readings = HolderReadings(
-            HolderReadingStore(repository.database), activation.others, lambda: activation.holder_model_sha256,
-            self.models_loaded) if reads_holders else None
+            HolderReadingStore(repository.database), activation.statements, lambda: activation.holder_readings_tag,
+            self._update_checks.busy) if reads_holders else None
         self._retriever = HybridRetriever(
             self._rows, self._lexical, self._vectors, self.embed_query, retrieval,
             graph.neighbour_keys if graph is not None else None,
             activation.relevance if activation is not None else None,
             activation.holders if activation is not None else None,
-            self._holder_readings.others if self._holder_readings is not None else None,
+            self._holder_readings.statements if self._holder_readings is not None else None,
         )
-        # Imported statements are read for updates by a background pass (started by start_background_passes)
-        self._update_queue = UpdateCheckQueue(repository.database)
-        self._update_checks = UpdateCheckPass(self._update_queue, self.check_queued, self.models_loaded)
 
     @property
     def limits(self) -> Limits:
@@ -802,7 +802,7 @@ class MemoryService:
             self._holder_readings.stop()
 
     def holder_readings_pending(self) -> int:
-        """Memories written and not yet read by the holder model in the background."""
+        """Memories written and not yet read in the background for whose fact they state."""
         return self._holder_readings.pending() if self._holder_readings is not None else 0
 
     def update_checks_pending(self) -> dict[str, int]:

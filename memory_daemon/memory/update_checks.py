@@ -69,6 +69,13 @@ class UpdateCheckPass(BackgroundPass):
             failed.setdefault(row.namespace, []).append(row.id)
         self._settled(failed)
 
+    def busy(self) -> bool:
+        """Whether an import runs, ended under IMPORT_QUIET_SECONDS ago, or left statements to check: other
+        background work (the holder readings) waits for the imports and for this pass."""
+        with self._lock:
+            return bool(self._importing) or time.monotonic() - self._last_import < IMPORT_QUIET_SECONDS \
+                or any(self._pending.values())
+
     def waiting(self, namespace: str, memory_id: str) -> bool:
         """Whether the memory's own check has not run yet."""
         with self._lock:

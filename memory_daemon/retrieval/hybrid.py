@@ -19,7 +19,7 @@ from memory_daemon.store import MemoryRow
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.core.timefmt import utc_now
 from memory_daemon.retrieval.vectors import VectorIndex
-from preprocessing.holders import Holders, asks_only_of_the_user, holders_differ, may_name_a_holder, names_the_user
+from preprocessing.holders import Holders, StatementHolders, asks_only_of_the_user, holders_differ, names_the_user
 from preprocessing.terms import asks_about_the_past, salient_keys
 from preprocessing.time_window import named_window
 
@@ -46,9 +46,9 @@ RERANK_CLIP = 0.05
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
 # text -> whose fact it states (preprocessing.holders), or None when no parser can say
 HolderReading = Callable[[str], Holders | None]
-# memories -> whether each states another person's or group's own fact (the holder model's reading, kept from when
-# it was written or read now), or None when no model can say
-OthersReading = Callable[[Sequence[MemoryRow]], "list[bool] | None"]
+# memories -> whose fact each states, by the parse and the holder model (read when it was written and kept, or read
+# now), or None when no parser can say
+StatementReading = Callable[[Sequence[MemoryRow]], "list[StatementHolders] | None"]
 
 
 @dataclass(frozen=True)
@@ -203,31 +203,29 @@ def reranked(final: dict[str, float], rows: dict[str, MemoryRow], text: str, rel
 
 
 def other_holders_down(final: dict[str, float], rows: dict[str, MemoryRow], text: str, holders: HolderReading,
-                       depth: int, factor: float, others: OthersReading | None = None) -> None:
+                       statements: StatementReading, depth: int, factor: float) -> None:
     """A question about the user's own ("what time is my standup?") or a named holder's ("when does Elin's school
     let out?") is not answered by the same attribute of another's ("The platform team's standup moved to 10:15",
     "My son Bram's school changed its finishing time"), which its words and meaning match as well: of the best
-    `depth` current hits, each that names another holder keeps `factor` of its score. Only texts with a possessive,
-    a group noun or a possessive pronoun are parsed, and the query only when one of those hits is, or when the holder
-    model (`others`) is there to read, for a question about the user's own fact alone, the hits the parse leaves
-    unnamed ("legal moved down to floor 2", "hes gone off fornacella's"), but for an assistant's note about "the user".
-    A hit is lowered once, whoever flags it."""
+    `depth` current hits, each that states its fact of another holder keeps `factor` of its score, once. Another
+    holder is one the hit's parse names and the question does not; or, for a question about the user's own fact
+    alone, one the holder model reads with no mark the parse finds ("legal moved down to floor 2", "hes gone off
+    fornacella's"), but for an assistant's note about "the user", which the model takes for a third party. Each hit's
+    reading was made when it was written (`statements`), so a search parses only the question."""
     current = [m for m in final if not rows[m].superseded_by]
     top = heapq.nlargest(depth, current, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
-    named = [m for m in top if may_name_a_holder(rows[m].content)]
-    if not (named or others) or (asked := holders(text)) is None or not (asked.first_person or asked.others):
+    if not top or (asked := holders(text)) is None or not (asked.first_person or asked.others):
         return
-    flagged = set()
-    for memory_id in named:
-        hit = holders(rows[memory_id].content)
-        if hit is not None and hit.others and holders_differ(text, asked, rows[memory_id].content, hit):
-            flagged.add(memory_id)
-    unread = [m for m in top if m not in flagged and not names_the_user(rows[m].content)]
-    if others is not None and unread and asks_only_of_the_user(text, asked):
-        read = others([rows[m] for m in unread])
-        flagged.update(m for m, other in zip(unread, read or (), strict=False) if other)
-    for memory_id in flagged:
-        final[memory_id] *= factor
+    read = statements([rows[m] for m in top])
+    if read is None:
+        return
+    only_the_users = asks_only_of_the_user(text, asked)
+    for memory_id, statement in zip(top, read, strict=True):
+        content = rows[memory_id].content
+        named = bool(statement.holders.others) and holders_differ(text, asked, content, statement.holders)
+        unmarked = only_the_users and bool(statement.other) and not names_the_user(content)
+        if named or unmarked:
+            final[memory_id] *= factor
 
 
 def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
@@ -256,7 +254,7 @@ class HybridRetriever:
                  embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
                  graph_neighbours: Neighbours | None = None,
                  relevance: Relevance | None = None, holders: HolderReading | None = None,
-                 others: OthersReading | None = None) -> None:
+                 statements: StatementReading | None = None) -> None:
         self._row_cache = rows
         self._lexical = lexical
         self._vectors = vectors
@@ -265,7 +263,7 @@ class HybridRetriever:
         self._graph_neighbours = graph_neighbours  # entity key -> [(neighbour key, weight)] over active facts
         self._relevance = relevance  # the reranker: the relevance model's reading of (query, hit)
         self._holders = holders  # whose fact a text states
-        self._others = others  # whether texts state another's own fact, by the holder model
+        self._statements = statements  # whose fact each memory states, kept from when it was written
         self._spare = SpareThread("cortexd-dense")  # the dense signal, beside the lexical one
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
@@ -320,9 +318,10 @@ class HybridRetriever:
                             self._settings.rerank_weight, with_history)
             if read:
                 found["rerank"] = read
-        if self._holders is not None and not query.signals and self._settings.holder_factor < 1.0:
-            other_holders_down(final, rows, query.text, self._holders, self._settings.holder_depth,
-                               self._settings.holder_factor, self._others)
+        if self._holders is not None and self._statements is not None and not query.signals \
+                and self._settings.holder_factor < 1.0:
+            other_holders_down(final, rows, query.text, self._holders, self._statements, self._settings.holder_depth,
+                               self._settings.holder_factor)
         if not with_history:
             below_every_current(final, rows)
         revisions_above_revised(final, rows, found)

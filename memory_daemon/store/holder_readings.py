@@ -1,11 +1,19 @@
-"""SQL for the holder model's stored readings: per memory, by which model and of which text, another's fact or not."""
+"""SQL for the kept readings of whose fact each memory states: by which reader, of which text, and what it read."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from memory_daemon.store.database import Database, in_list
+
+
+class StoredReading(NamedTuple):
+    digest: str  # of the text read
+    first_person: bool  # the parse: the user speaks of their own
+    named: tuple[str, ...]  # the parse: the holders it names
+    other: bool | None  # the holder model: another's own fact (None without the model)
 
 
 def content_digest(content: str) -> str:
@@ -20,32 +28,36 @@ class HolderReadingStore:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    def read(self, ids: Sequence[str], model: str) -> dict[str, tuple[str, bool]]:
-        """memory id -> (digest of the text read, whether the model read it as another's) for `model`'s readings."""
+    def read(self, ids: Sequence[str], reader: str) -> dict[str, StoredReading]:
+        """memory id -> what `reader` read of it."""
         if not ids:
             return {}
         rows = self._db.cursor().execute(
-            f"SELECT memory_id, digest, other FROM holder_readings WHERE memory_id IN {in_list(ids)} AND model = ?",
-            [*ids, model]).fetchall()
-        return {memory_id: (digest, bool(other)) for memory_id, digest, other in rows}
+            "SELECT memory_id, digest, first_person, named, other FROM holder_readings "
+            f"WHERE memory_id IN {in_list(ids)} AND reader = ?", [*ids, reader]).fetchall()
+        return {memory_id: StoredReading(digest, first_person, tuple(named), other)
+                for memory_id, digest, first_person, named, other in rows}
 
-    def keep(self, readings: Mapping[str, tuple[str, bool]], model: str) -> None:
-        """Store (memory id -> (digest, other)) readings by `model`, over any earlier reading of the same memories;
-        ids no longer in the store (forgotten while being read) are left out."""
+    def keep(self, readings: Mapping[str, StoredReading], reader: str) -> None:
+        """Store readings by `reader` over any earlier reading of the same memories; ids no longer in the store
+        (forgotten while being read) are left out."""
         if not readings:
             return
-        values = ", ".join(["(?, ?, ?)"] * len(readings))
-        params = [x for memory_id, (digest, other) in readings.items() for x in (memory_id, digest, other)]
+        ids = list(readings)
         with self._db.transaction() as cursor:
-            cursor.execute(
-                f"INSERT OR REPLACE INTO holder_readings (memory_id, model, digest, other) "
-                f"SELECT v.memory_id, ?, v.digest, v.other FROM (VALUES {values}) AS v(memory_id, digest, other) "
-                "SEMI JOIN memories m ON m.id = v.memory_id", [model, *params])
+            present = {memory_id for (memory_id,) in cursor.execute(
+                f"SELECT id FROM memories WHERE id IN {in_list(ids)}", ids).fetchall()}
+            kept = [[memory_id, reader, r.digest, r.first_person, list(r.named), r.other]
+                    for memory_id, r in readings.items() if memory_id in present]
+            if kept:
+                cursor.executemany(
+                    "INSERT OR REPLACE INTO holder_readings (memory_id, reader, digest, first_person, named, other) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", kept)
 
-    def drop_other_models(self, model: str) -> int:
-        """Delete readings made by any other model than `model` (a retrained model reads everything again)."""
+    def drop_other_readers(self, reader: str) -> int:
+        """Delete readings made by any other reader than `reader` (a retrained model or new parse rules)."""
         with self._db.transaction() as cursor:
-            (count,) = cursor.execute("SELECT count(*) FROM holder_readings WHERE model <> ?", [model]).fetchone()
+            (count,) = cursor.execute("SELECT count(*) FROM holder_readings WHERE reader <> ?", [reader]).fetchone()
             if count:
-                cursor.execute("DELETE FROM holder_readings WHERE model <> ?", [model])
+                cursor.execute("DELETE FROM holder_readings WHERE reader <> ?", [reader])
         return int(count)

@@ -258,16 +258,19 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (
         12,
         (
-            # The holder model's reading of each memory (memory_daemon/memory/holder_readings.py), made once in the
-            # background after the memory is written, so search does not read it again. `digest` is of the text
-            # read (an edited memory is read again); readings of another model are deleted at start. Derived data:
-            # dumps leave this table out, and forgetting a memory deletes its reading.
+            # Whose fact each memory states, as search reads it (memory_daemon/memory/holder_readings.py): the parse's
+            # holders and the holder model's reading, made once in the background after the memory is written.
+            # `digest` is of the text read (an edited memory is read again); `reader` names the model and the parse
+            # rules, and readings by another are deleted. Derived data: dumps leave this table out, and forgetting a
+            # memory deletes its reading.
             """
             CREATE TABLE holder_readings (
-                memory_id VARCHAR PRIMARY KEY,
-                model     VARCHAR NOT NULL,        -- the holder model's sha256
-                digest    VARCHAR NOT NULL,        -- md5 of the memory's content when it was read
-                other     BOOLEAN NOT NULL         -- read as another person's or group's own fact
+                memory_id    VARCHAR PRIMARY KEY,
+                reader       VARCHAR NOT NULL,     -- the holder model's sha256 and the parse rules' digest
+                digest       VARCHAR NOT NULL,     -- md5 of the memory's content when it was read
+                first_person BOOLEAN NOT NULL,     -- the parse: the user speaks of their own
+                named        VARCHAR[] NOT NULL,   -- the parse: the holders it names ("theo", "platform team")
+                other        BOOLEAN               -- the holder model: another's own fact (NULL without the model)
             )
             """,
         ),
