@@ -93,9 +93,9 @@ def test_readings_of_another_reader_are_dropped_and_a_search_stores_what_it_read
     database, (theirs, mine) = store
     HolderReadingStore(database).keep({"m0": StoredReading(content_digest(THEIRS), False, (), False)}, "reader-old")
     calls: list = []
-    readings = HolderReadings(HolderReadingStore(database), counted(reader, calls), lambda: "reader-a")
+    readings = HolderReadings(HolderReadingStore(database), counted(reader, calls), lambda: "reader-a").start()
     assert others(readings, [theirs]) == [True]  # not the old reader's reading
-    read_in_background(readings, [])
+    readings.stop()  # stores what the search read
     assert HolderReadingStore(database).read(["m0"], "reader-old") == {}
     assert HolderReadingStore(database).read(["m0", "m1"], "reader-a") == {
         "m0": StoredReading(content_digest(THEIRS), False, (), True)}

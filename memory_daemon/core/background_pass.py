@@ -24,6 +24,10 @@ class BackgroundPass:
         self._thread.start()
         return self
 
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
     def stop(self, timeout: float = 30.0) -> None:
         """Stop after the round in progress (the pass returns once it sees `_stopping`)."""
         with self._lock:

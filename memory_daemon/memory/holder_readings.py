@@ -44,8 +44,11 @@ class HolderReadings(BackgroundPass):
         self._cleaned = False
 
     def queue(self, rows: Sequence[MemoryRow]) -> None:
-        """Memories just written, to be read in the background."""
+        """Memories just written, to be read in the background (once the pass has started: a service used without it
+        reads at search time)."""
         with self._lock:
+            if not self.started:
+                return
             for row in rows:
                 if len(self._queued) >= MAX_QUEUED:
                     break
@@ -79,8 +82,9 @@ class HolderReadings(BackgroundPass):
                 return None
             found.update(fresh)
             with self._lock:
-                self._unstored.update(fresh)
-                self._lock.notify_all()
+                if self.started:
+                    self._unstored.update(fresh)
+                    self._lock.notify_all()
         return [_statement(found[row.id]) for row in rows]
 
     def _known(self, rows: Sequence[MemoryRow], reader: str) -> dict[str, StoredReading]:
