@@ -71,6 +71,16 @@ class StatementHolders:
 RULES_DIGEST = hashlib.md5(Path(__file__).read_bytes(), usedforsecurity=False).hexdigest()[:12]
 
 
+def model_version(sha256: str, threshold: float) -> str:
+    """The holder model as a kept reading names it: its file and the threshold its verdicts were cut at."""
+    return f"{sha256}@{threshold}"
+
+
+def readings_tag(model: str | None) -> str:
+    """What a kept reading of statements was made with: the holder model (model_version) and these parse rules."""
+    return f"{model or 'no-model'}:{RULES_DIGEST}"
+
+
 def read_holders(doc) -> Holders:
     """The holders a parsed text (a spaCy Doc) names."""
     mine = {t.i for t in doc if _first_person(t)}

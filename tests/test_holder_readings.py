@@ -128,5 +128,5 @@ def test_the_daemon_reads_saved_memories_in_the_background_and_keeps_the_reading
         daemon.stop()
     with duckdb.connect(str(daemon.data_dir / "cortexd.duckdb"), read_only=True) as db:
         stored = db.execute("SELECT memory_id, reader, digest, first_person, named, other FROM holder_readings").fetchall()
-    reader = f"{manifest_digest('holder', 'model_int8.onnx')}:{RULES_DIGEST}"
+    reader = f"{manifest_digest('holder', 'model_int8.onnx')}@{HolderModel.load().threshold}:{RULES_DIGEST}"
     assert stored == [(ids[MINE], reader, content_digest(MINE), True, [], False)]

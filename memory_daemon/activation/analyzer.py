@@ -23,7 +23,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import leans_on_context
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
-from preprocessing.holders import RULES_DIGEST, HolderReader, Holders, StatementHolders
+from preprocessing.holders import HolderReader, Holders, StatementHolders, model_version, readings_tag
 from preprocessing.triples import FactTriple
 from preprocessing.importance import ImportanceScorer
 from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
@@ -101,7 +101,7 @@ class ActivationPipeline:
             DedupThresholds(duplicate_similarity=settings.dedup_similarity))
         self.extractor: EntityExtractor | None = None
         self.holder_reader: HolderReader | None = None  # whose fact a text states, from the extractor's parse
-        self.holder_model_sha256: str | None = None  # the holder model loaded, which stored readings name
+        self.holder_model_version: str | None = None  # the holder model loaded (sha256@threshold): kept readings name it
         self.encoder = None
         self.intent_model = None
         self.relevance_model = None
@@ -195,7 +195,8 @@ class ActivationPipeline:
         model, status = timed_load("holder model (fine-tuned MiniLM int8 ONNX)", str(models_dir() / HOLDER_MODEL),
                                    lambda: HolderModel.load(threads=RELATION_THREADS))
         if status.ok:
-            status.sha256 = self.holder_model_sha256 = manifest_digest(HOLDER_MODEL, "model_int8.onnx")
+            status.sha256 = manifest_digest(HOLDER_MODEL, "model_int8.onnx")
+            self.holder_model_version = model_version(status.sha256, model.threshold)
         else:
             status.detail += "; whose fact a statement states comes from the parse's marks alone"
         self.statuses.append(status)
@@ -305,11 +306,11 @@ class ActivationPipeline:
 
     @property
     def holder_readings_tag(self) -> str | None:
-        """What a kept reading of statements was made with (the holder model's sha256 and the parse rules' digest);
-        None until the parser has loaded."""
+        """What a kept reading of statements was made with (the holder model's sha256 and threshold, and the parse
+        rules' digest); None until the parser has loaded."""
         if not self._loaded.is_set() or self.holder_reader is None:
             return None
-        return f"{self.holder_model_sha256 or 'no-model'}:{RULES_DIGEST}"
+        return readings_tag(self.holder_model_version)
 
     def _read_holders(self, read: Callable[[HolderReader], T], failure_event: str) -> T | None:
         """read(the holder reader) once the models are loaded; None before, without the parser, or if it fails (a

@@ -25,8 +25,8 @@ class HolderReadings(BackgroundPass):
 
     Memories written (saved, imported, edited) are queued and read by a background thread, so a search over them
     parses and runs nothing. What is still queued at a stop is read when a search first needs it. A reading names its
-    reader (the model's sha256 and the parse rules' digest) and the digest of the text read: a retrained model, new
-    rules or an edited text are read again.
+    reader (the model's sha256 and threshold, and the parse rules' digest) and the digest of the text read: a
+    retrained model, another threshold, new rules or an edited text are read again.
     """
 
     THREAD_NAME = "cortexd-holder-readings"
@@ -105,8 +105,9 @@ class HolderReadings(BackgroundPass):
         read = self._read([row.content for row in rows])
         if read is None:
             return None
-        fresh = {row.id: StoredReading(content_digest(row.content), s.holders.first_person,
-                                       tuple(sorted(s.holders.others)), s.other) for row, s in zip(rows, read, strict=True)}
+        fresh = {row.id: StoredReading(content_digest(row.content), statement.holders.first_person,
+                                       tuple(sorted(statement.holders.others)), statement.other)
+                 for row, statement in zip(rows, read, strict=True)}
         self._remember(fresh)
         return fresh
 

@@ -266,7 +266,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             """
             CREATE TABLE holder_readings (
                 memory_id    VARCHAR PRIMARY KEY,
-                reader       VARCHAR NOT NULL,     -- the holder model's sha256 and the parse rules' digest
+                reader       VARCHAR NOT NULL,     -- the holder model (sha256@threshold) and the parse rules' digest
                 digest       VARCHAR NOT NULL,     -- md5 of the memory's content when it was read
                 first_person BOOLEAN NOT NULL,     -- the parse: the user speaks of their own
                 named        VARCHAR[] NOT NULL,   -- the parse: the holders it names ("theo", "platform team")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memory_daemon.store.database import Database
 from memory_daemon.store.graph import FACT_DIGEST
 
@@ -49,6 +51,18 @@ def seed_graph(database: Database, namespace: str, facts: int, entities: int) ->
 
 _TECHNOLOGIES = ("PostgreSQL", "Redis", "Kafka", "RabbitMQ", "Django", "FastAPI", "React", "Kubernetes", "Terraform",
                  "Python 3.12", "Go", "Rust", "nginx", "Grafana", "Prometheus", "S3", "DynamoDB", "Celery", "gRPC", "GraphQL")
+
+
+def seed_holder_readings(database: Database, namespace: str, reader: str, first_person: bool, named: Sequence[str],
+                         other: bool | None) -> None:
+    """The kept holder reading (what `reader` read of the template: the same for every seeded memory) of the seeded
+    memories of even-numbered services, as if the daemon had read them when they were written; the memories of odd
+    ones stay unread. The digest is of each memory's own text, so search takes the reading as its own."""
+    database.cursor().execute(
+        "INSERT INTO holder_readings (memory_id, reader, digest, first_person, named, other) "
+        "SELECT id, ?, md5(content), ?, ?::VARCHAR[], ? FROM memories "
+        "WHERE namespace = ? AND source = 'synthetic' AND CAST(substr(id, 5) AS BIGINT) % 997 % 2 = 0",
+        [reader, first_person, list(named), other, namespace])
 
 
 def seed_memories(database: Database, namespace: str, count: int) -> None:
