@@ -130,3 +130,22 @@ def test_the_daemon_reads_saved_memories_in_the_background_and_keeps_the_reading
         stored = db.execute("SELECT memory_id, reader, digest, first_person, named, other FROM holder_readings").fetchall()
     reader = f"{manifest_digest('holder', 'model_int8.onnx')}@{HolderModel.load().threshold}:{RULES_DIGEST}"
     assert stored == [(ids[MINE], reader, content_digest(MINE), True, [], False)]
+
+
+def test_the_pass_waits_while_imports_want_the_cores(reader, store):
+    database, rows = store
+    importing = [True]
+    readings = HolderReadings(HolderReadingStore(database), reader.statements, lambda: "reader-a",
+                              busy=lambda: importing[0]).start()
+    try:
+        readings.queue(rows)
+        time.sleep(1.5)  # three looks at `busy`
+        assert readings.pending() == 2
+        importing[0] = False
+        deadline = time.monotonic() + 60
+        while readings.pending() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert readings.pending() == 0
+    finally:
+        readings.stop()
+    assert set(HolderReadingStore(database).read(["m0", "m1"], "reader-a")) == {"m0", "m1"}
