@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from memory_daemon.store.database import Database, in_list
+from memory_daemon.store.database import Database, first_row, in_list
 
 
 class StoredReading(NamedTuple):
@@ -57,7 +57,7 @@ class HolderReadingStore:
     def drop_other_readers(self, reader: str) -> int:
         """Delete readings made by any other reader than `reader` (a retrained model or new parse rules)."""
         with self._db.transaction() as cursor:
-            (count,) = cursor.execute("SELECT count(*) FROM holder_readings WHERE reader <> ?", [reader]).fetchone()
+            (count,) = first_row(cursor.execute("SELECT count(*) FROM holder_readings WHERE reader <> ?", [reader]))
             if count:
                 cursor.execute("DELETE FROM holder_readings WHERE reader <> ?", [reader])
         return int(count)
