@@ -55,7 +55,7 @@ class HolderReadingStore:
                     "VALUES (?, ?, ?, ?, ?, ?)", kept)
 
     def drop_other_readers(self, reader: str) -> int:
-        """Delete readings made by any other reader than `reader` (a retrained model or new parse rules)."""
+        """Delete readings made by any other reader than `reader` (a retrained model, another threshold, new rules)."""
         with self._db.transaction() as cursor:
             (count,) = first_row(cursor.execute("SELECT count(*) FROM holder_readings WHERE reader <> ?", [reader]))
             if count:
