@@ -22,7 +22,8 @@ _MAX_CHARS = 600
 class HolderModel:
     """others(texts) -> whether each text states another's own fact, one onnxruntime call a text."""
 
-    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, threshold: float = 0.5) -> None:
+    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, threshold: float = 0.5,
+                 version: str = "") -> None:
         self._session = cpu_session(model_path, threads)
         self._inputs = {i.name for i in self._session.get_inputs()}
         width = self._session.get_outputs()[0].shape[-1]
@@ -30,6 +31,7 @@ class HolderModel:
             raise ModelUnavailable(f"{HOLDER_MODEL}: {model_path} has {width} outputs but {len(LABELS)} labels")
         self._tokenizer = wordpiece_tokenizer(tokenizer_path, MAX_TOKENS)
         self.threshold = threshold  # the OTHER probability at which a text counts as another's (chosen on val)
+        self.version = version  # "<model file sha256>@<threshold>": what a kept reading names (its verdicts' source)
 
     @classmethod
     def load(cls, threads: int = 1) -> "HolderModel":
@@ -41,7 +43,9 @@ class HolderModel:
         threshold = model.manifest.get("threshold")
         if not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
             raise ModelUnavailable(f"{HOLDER_MODEL}: manifest threshold {threshold!r} is not a probability")
-        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(threshold))
+        sha256 = model.manifest["files"][MODEL_FILE]["sha256"]
+        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(threshold),
+                   f"{sha256}@{float(threshold)}")
 
     def other_probabilities(self, texts: Sequence[str]) -> list[float]:
         """The probability that each text states another's own fact (OTHER), one text a call: int8 activations are

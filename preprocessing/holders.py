@@ -71,13 +71,9 @@ class StatementHolders:
 RULES_DIGEST = hashlib.md5(Path(__file__).read_bytes(), usedforsecurity=False).hexdigest()[:12]
 
 
-def model_version(sha256: str, threshold: float) -> str:
-    """The holder model as a kept reading names it: its file and the threshold its verdicts were cut at."""
-    return f"{sha256}@{threshold}"
-
-
 def readings_tag(model: str | None) -> str:
-    """What a kept reading of statements was made with: the holder model (model_version) and these parse rules."""
+    """What a kept reading of statements was made with: the holder model (HolderModel.version) and these parse
+    rules."""
     return f"{model or 'no-model'}:{RULES_DIGEST}"
 
 
@@ -223,14 +219,10 @@ class HolderReader:
         self._parsed = lru_cache(maxsize=REMEMBERED_TEXTS)(lambda text: read_holders(parse(text)))
         self._others_model = others_model  # texts -> whether each states another's own fact (HolderModel.others)
 
-    def others(self, texts: Sequence[str]) -> list[bool] | None:
-        """The holder model's reading of each text as another person's or group's own fact ("legal moved down to
-        floor 2", "hes gone off fornacella's"); None without the model."""
-        return self._others_model(texts) if self._others_model is not None else None
-
     def statements(self, texts: Sequence[str]) -> list[StatementHolders]:
-        """Each stored statement's holders by the parse and by the holder model."""
-        others = self.others(texts) if texts else []
+        """Each stored statement's holders by the parse, and by the holder model: another person's or group's own fact
+        with no mark the parse reads ("legal moved down to floor 2", "hes gone off fornacella's"; None without it)."""
+        others = self._others_model(texts) if self._others_model is not None else None
         return [StatementHolders(self.holders(text), None if others is None else others[i])
                 for i, text in enumerate(texts)]
 

@@ -23,7 +23,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import leans_on_context
 from preprocessing.entities import Entity, EntityExtractor, TextAnalysis
-from preprocessing.holders import HolderReader, Holders, StatementHolders, model_version, readings_tag
+from preprocessing.holders import HolderReader, Holders, StatementHolders, readings_tag
 from preprocessing.triples import FactTriple
 from preprocessing.importance import ImportanceScorer
 from preprocessing.intent_rules import IntentPrediction, RuleIntentClassifier
@@ -196,7 +196,7 @@ class ActivationPipeline:
                                    lambda: HolderModel.load(threads=RELATION_THREADS))
         if status.ok:
             status.sha256 = manifest_digest(HOLDER_MODEL, "model_int8.onnx")
-            self.holder_model_version = model_version(status.sha256, model.threshold)
+            self.holder_model_version = model.version
         else:
             status.detail += "; whose fact a statement states comes from the parse's marks alone"
         self.statuses.append(status)

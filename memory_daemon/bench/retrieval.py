@@ -97,9 +97,8 @@ def _reading_of_the_seeded(database) -> tuple[str, bool, tuple[str, ...], bool |
     """The daemon's reader (the parse and the holder model, loaded here) over seeded memories of every technology,
     team and host: the reading they share, and the reader's tag."""
     from preprocessing.entities import EntityExtractor
-    from preprocessing.holder_model import HOLDER_MODEL, MODEL_FILE, HolderModel
-    from preprocessing.holders import HolderReader, model_version, readings_tag
-    from preprocessing.registry import manifest_digest
+    from preprocessing.holder_model import HolderModel
+    from preprocessing.holders import HolderReader, readings_tag
 
     texts = [text for (text,) in database.cursor().execute(
         "SELECT content FROM memories WHERE source = 'synthetic' ORDER BY id LIMIT 64").fetchall()]
@@ -107,7 +106,7 @@ def _reading_of_the_seeded(database) -> tuple[str, bool, tuple[str, ...], bool |
     read = {(s.holders.first_person, tuple(sorted(s.holders.others)), s.other)
             for s in HolderReader(EntityExtractor.load().parsed, model.others).statements(texts)}
     assert len(read) == 1, f"the seeded memories read differently: {read}"
-    return (readings_tag(model_version(manifest_digest(HOLDER_MODEL, MODEL_FILE), model.threshold)), *read.pop())
+    return (readings_tag(model.version), *read.pop())
 
 
 def _import_into(daemon: DaemonProcess, count: int, rng: random.Random) -> float:
