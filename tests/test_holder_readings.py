@@ -149,3 +149,60 @@ def test_the_pass_waits_while_imports_want_the_cores(reader, store):
     finally:
         readings.stop()
     assert set(HolderReadingStore(database).read(["m0", "m1"], "reader-a")) == {"m0", "m1"}
+
+
+def test_the_sweep_reads_each_unread_current_memory_once_newest_first_page_by_page(reader, store, monkeypatch):
+    """Memories written before readings were kept (or queued at the last stop) are found by the sweep once the models
+    load: the current ones with no reading of their present text, newest first, a page at a time."""
+    database, (theirs, mine) = store
+    monkeypatch.setattr("memory_daemon.memory.holder_readings.SWEEP_PAGE", 2)
+    repository = MemoryRepository(database)
+    later = [replace(mine, id=f"w{i}", content=text, created_at=datetime(2026, 2, i))
+             for i, text in enumerate(("Priya's laptop is a ThinkPad X1.", "The staging cluster runs 3 nodes.",
+                                       "My flat's lease ends in August."), start=1)]
+    retired = replace(mine, id="old", content="My lease ends in June.", created_at=datetime(2025, 6, 1),
+                      superseded_by="w3")
+    for row in (*later, retired):
+        repository.insert(row)
+    kept = HolderReadingStore(database)
+    kept.keep({"m0": StoredReading(content_digest(THEIRS), False, (), True),  # read as it stands
+               "m1": StoredReading(content_digest("an older text of m1"), True, (), False)}, "reader-a")  # edited since
+    assert kept.count_unread("reader-a") == 4
+    calls: list = []
+    readings = HolderReadings(kept, counted(reader, calls), lambda: "reader-a", sweep=True).start()
+    try:
+        deadline = time.monotonic() + 120
+        while (readings.pending() or len(calls) < 2) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        readings.stop()
+    assert [text for call in calls for text in call] == [w.content for w in reversed(later)] + [MINE]
+    assert set(kept.read(["m0", "m1", "w1", "w2", "w3", "old"], "reader-a")) == {"m0", "m1", "w1", "w2", "w3"}
+    assert kept.read(["m1"], "reader-a")["m1"].digest == content_digest(MINE)
+    assert kept.count_unread("reader-a") == 0 and readings.pending() == 0
+
+
+def test_a_daemon_reads_memories_written_before_it_kept_readings(workdir):
+    """A store from before readings were kept (memories written behind the daemon here): the sweep reads them at
+    start, `holder_readings_pending` counts them down to 0, and each has its reading on disk."""
+    (workdir / "data").mkdir(parents=True, mode=0o700)
+    database = Database(workdir / "data" / "cortexd.duckdb")
+    now = datetime(2026, 1, 1)
+    repository = MemoryRepository(database)
+    for i, text in enumerate((THEIRS, MINE)):
+        repository.insert(MemoryRow(id=f"pre{i}", namespace="old", content=text, tags=(), entities=(), strength=1.0,
+                                    created_at=now, last_used_at=now, use_count=0))
+    database.close()
+    daemon = Daemon(workdir).start()
+    try:
+        with daemon.client("old") as client:
+            client.analyze_message(message="warm-up")  # waits for the model load
+            deadline = time.monotonic() + 120
+            while client.get_status().holder_readings_pending and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert client.get_status().holder_readings_pending == 0
+    finally:
+        daemon.stop()
+    with duckdb.connect(str(daemon.data_dir / "cortexd.duckdb"), read_only=True) as db:
+        stored = db.execute("SELECT memory_id, other FROM holder_readings ORDER BY memory_id").fetchall()
+    assert stored == [("pre0", True), ("pre1", False)]

@@ -71,6 +71,9 @@ class ActivationSettings(BaseModel):
     # search and import read whether a statement states another person's or group's own fact with the holder model
     # (else only the parse's marks: possessives, named groups, a pronoun pointing back)
     holder_model: bool = True
+    # Once the models load, the daemon reads in the background every current memory it has no holder reading of
+    # (written before readings were kept, or queued at the last stop); off, search reads those it needs.
+    holder_readings_sweep: bool = True
     # save_memory upserts the facts it extracts from SAVE_FACT / UPDATE_INFO messages into the graph.
     extract_facts: bool = True
     intent_confidence: float = Field(0.7, ge=0.0, le=1.0)

@@ -5,18 +5,22 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from memory_daemon.core.background_pass import BackgroundPass
 from memory_daemon.core.logs import log_event
-from memory_daemon.store.holder_readings import HolderReadingStore, StoredReading, content_digest
+from memory_daemon.store.holder_readings import HolderReadingStore, StoredReading, Unread, content_digest
 from memory_daemon.store.memories import MemoryRow
 from preprocessing.holders import Holders, StatementHolders
 
 READ_CHUNK = 32  # memories read per round, and readings stored per transaction
 MAX_QUEUED = 100_000  # memories waiting to be read; beyond this, search reads them when it needs them
+SWEEP_PAGE = 1024  # memories the start-up sweep queues at a time, each time the queue runs empty
 REMEMBERED = 65_536  # readings kept in RAM, most recently used first
 FAILED_READ_PAUSE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 0.5  # how often a waiting pass looks again (for the models, or for imports to go quiet)
+
+Written = MemoryRow | Unread  # a memory to read: just written, or found by the sweep
 
 
 class HolderReadings(BackgroundPass):
@@ -24,24 +28,30 @@ class HolderReadings(BackgroundPass):
     RAM, else from the store, else read now and then kept.
 
     Memories written (saved, imported, edited) are queued and read by a background thread, so a search over them
-    parses and runs nothing. What is still queued at a stop is read when a search first needs it. A reading names its
-    reader (the model's sha256 and threshold, and the parse rules' digest) and the digest of the text read: a
-    retrained model, another threshold, new rules or an edited text are read again.
+    parses and runs nothing. Once the models have loaded, the thread also sweeps the store, newest first, for current
+    memories it has no reading of (written before readings were kept, still queued at the last stop, or read by
+    another reader) and reads them when nothing written waits; until then a search reads those it needs. A reading
+    names its reader (the model's sha256 and threshold, and the parse rules' digest) and the digest of the text read:
+    a retrained model, another threshold, new rules or an edited text are read again.
     """
 
     THREAD_NAME = "cortexd-holder-readings"
 
     def __init__(self, store: HolderReadingStore, read: Callable[[Sequence[str]], list[StatementHolders] | None],
-                 reader: Callable[[], str | None], busy: Callable[[], bool] = lambda: False) -> None:
+                 reader: Callable[[], str | None], busy: Callable[[], bool] = lambda: False,
+                 sweep: bool = False) -> None:
         super().__init__()
         self._store = store
         self._read = read  # texts -> their readings (None while loading, without the parser, or if it fails)
         self._reader = reader  # what reads now (None until the models have loaded)
         self._busy = busy  # whether imports want the cores: queued memories wait (a search's readings are stored)
         self._remembered: OrderedDict[str, StoredReading] = OrderedDict()
-        self._queued: OrderedDict[str, MemoryRow] = OrderedDict()
+        self._queued: OrderedDict[str, Written] = OrderedDict()
         self._unstored: dict[str, StoredReading] = {}  # read by a search, for the thread to store
         self._cleaned = False
+        self._sweeping = sweep  # until the sweep has paged through the store's unread memories
+        self._swept_to: tuple[datetime, str] | None = None  # created_at and id of the last memory it queued
+        self._unswept: int | None = None  # memories the sweep has still to queue (None: not counted yet)
 
     def queue(self, rows: Sequence[MemoryRow]) -> None:
         """Memories just written, to be read in the background (once the pass has started: a service used without it
@@ -65,9 +75,10 @@ class HolderReadings(BackgroundPass):
                 self._unstored.pop(memory_id, None)
 
     def pending(self) -> int:
-        """Memories queued and not yet read."""
+        """Memories queued and not yet read, and those the sweep has still to queue (counted once the models load)."""
+        unswept = self._unswept_count()
         with self._lock:
-            return len(self._queued)
+            return len(self._queued) + unswept
 
     def statements(self, rows: Sequence[MemoryRow]) -> list[StatementHolders] | None:
         """Whose fact each memory states; None until the models have loaded or without the parser."""
@@ -87,7 +98,7 @@ class HolderReadings(BackgroundPass):
                     self._lock.notify_all()
         return [_statement(found[row.id]) for row in rows]
 
-    def _known(self, rows: Sequence[MemoryRow], reader: str) -> dict[str, StoredReading]:
+    def _known(self, rows: Sequence[Written], reader: str) -> dict[str, StoredReading]:
         """The readings of these memories' current texts in RAM, then in the store."""
         digests = {row.id: content_digest(row.content) for row in rows}
         with self._lock:
@@ -101,7 +112,7 @@ class HolderReadings(BackgroundPass):
             self._remember(stored)
         return found
 
-    def _read_now(self, rows: Sequence[MemoryRow]) -> dict[str, StoredReading] | None:
+    def _read_now(self, rows: Sequence[Written]) -> dict[str, StoredReading] | None:
         read = self._read([row.content for row in rows])
         if read is None:
             return None
@@ -130,18 +141,22 @@ class HolderReadings(BackgroundPass):
                 unstored, self._unstored = self._unstored, {}
                 rows = [self._queued.popitem(last=False)[1] for _ in range(min(READ_CHUNK, len(self._queued)))] \
                     if not self._stopping and self._can_read() else []
+                sweep = not rows and self._sweeping and not self._stopping and self._can_read()
             try:
                 self._read_and_store(rows, unstored)
+                if sweep:
+                    self._sweep_page()
             except Exception as error:  # noqa: BLE001 - a failed round leaves those memories for search to read
                 log_event("holder_readings_failed", level=logging.WARNING, error=repr(error), memories=len(rows))
                 with self._lock:
                     self._lock.wait(FAILED_READ_PAUSE_SECONDS)
 
     def _can_read(self) -> bool:
-        """Something is queued, the models have loaded and no import runs (called with the lock held)."""
-        return bool(self._queued) and self._reader() is not None and not self._busy()
+        """Something is queued or left to sweep, the models have loaded and no import runs (called with the lock
+        held)."""
+        return (bool(self._queued) or self._sweeping) and self._reader() is not None and not self._busy()
 
-    def _read_and_store(self, rows: list[MemoryRow], unstored: dict[str, StoredReading]) -> None:
+    def _read_and_store(self, rows: list[Written], unstored: dict[str, StoredReading]) -> None:
         reader = self._reader()
         if reader is None:
             return
@@ -153,6 +168,34 @@ class HolderReadings(BackgroundPass):
             unread = [row for row in rows if row.id not in known]
             unstored = {**unstored, **((self._read_now(unread) or {}) if unread else {})}
         self._store.keep(unstored, reader)
+
+    def _sweep_page(self) -> None:
+        """Queue the next SWEEP_PAGE current memories the reader has not read, newest first (one written since is
+        already queued with its text); the sweep ends with a short page."""
+        reader = self._reader()
+        if reader is None:
+            return
+        if (total := self._unswept_count()) and self._swept_to is None:
+            log_event("holder_readings_sweep", memories=total)  # the first page
+        page = self._store.unread(reader, self._swept_to, SWEEP_PAGE)
+        with self._lock:
+            for memory in page:
+                self._queued.setdefault(memory.id, memory)
+            self._unswept = max(0, (self._unswept or 0) - len(page))
+            if len(page) < SWEEP_PAGE:
+                self._sweeping, self._unswept = False, 0
+            else:
+                self._swept_to = (page[-1].created_at, page[-1].id)
+
+    def _unswept_count(self) -> int:
+        """The memories the sweep has still to queue: counted in the store the first time it is asked once the models
+        have loaded (0 before, and once the sweep is done)."""
+        if self._unswept is None and self._sweeping and (reader := self._reader()) is not None:
+            total = self._store.count_unread(reader)
+            with self._lock:
+                if self._unswept is None and self._sweeping:
+                    self._unswept = total
+        return self._unswept or 0
 
 
 def _statement(reading: StoredReading) -> StatementHolders:

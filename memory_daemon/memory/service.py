@@ -276,7 +276,7 @@ class MemoryService:
         reads_holders = activation is not None and activation.settings.entities and retrieval.holder_factor < 1
         self._holder_readings = HolderReadings(
             HolderReadingStore(repository.database), activation.statements, lambda: activation.holder_readings_tag,
-            self._update_checks.busy) if reads_holders else None
+            self._update_checks.busy, sweep=activation.settings.holder_readings_sweep) if reads_holders else None
         self._retriever = HybridRetriever(
             self._rows, self._lexical, self._vectors, self.embed_query, retrieval,
             graph.neighbour_keys if graph is not None else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import NamedTuple
 
 from memory_daemon.store.database import Database, first_row, in_list
@@ -14,6 +15,20 @@ class StoredReading(NamedTuple):
     first_person: bool  # the parse: the user speaks of their own
     named: tuple[str, ...]  # the parse: the holders it names
     other: bool | None  # the holder model: another's own fact (None without the model)
+
+
+class Unread(NamedTuple):
+    """A current memory with no reading of its text by the reader asked about."""
+
+    id: str
+    content: str
+    created_at: datetime
+
+
+# Current memories with no reading of their present text by a reader (DuckDB's md5 is content_digest's).
+UNREAD = """
+    FROM memories m LEFT JOIN holder_readings h ON h.memory_id = m.id AND h.reader = ? AND h.digest = md5(m.content)
+    WHERE h.memory_id IS NULL AND m.superseded_by IS NULL AND m.archived_at IS NULL"""
 
 
 def content_digest(content: str) -> str:
@@ -53,6 +68,23 @@ class HolderReadingStore:
                 cursor.executemany(
                     "INSERT OR REPLACE INTO holder_readings (memory_id, reader, digest, first_person, named, other) "
                     "VALUES (?, ?, ?, ?, ?, ?)", kept)
+
+    def count_unread(self, reader: str) -> int:
+        """How many current memories `reader` has not read as they now stand."""
+        (count,) = first_row(self._db.cursor().execute(f"SELECT count(*) {UNREAD}", [reader]))
+        return int(count)
+
+    def unread(self, reader: str, before: tuple[datetime, str] | None, limit: int) -> list[Unread]:
+        """Up to `limit` current memories `reader` has not read as they now stand, newest first, from just before
+        `before` (the created_at and id of the last one of the previous page)."""
+        after_page, parameters = "", [reader]
+        if before is not None:
+            after_page = " AND (m.created_at < ? OR (m.created_at = ? AND m.id < ?))"
+            parameters += [before[0], before[0], before[1]]
+        rows = self._db.cursor().execute(
+            f"SELECT m.id, m.content, m.created_at {UNREAD}{after_page} ORDER BY m.created_at DESC, m.id DESC LIMIT ?",
+            [*parameters, limit]).fetchall()
+        return [Unread(*row) for row in rows]
 
     def drop_other_readers(self, reader: str) -> int:
         """Delete readings made by any other reader than `reader` (a retrained model, another threshold, new rules)."""
