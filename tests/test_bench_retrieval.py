@@ -31,3 +31,5 @@ def test_one_scale_row_is_measured_on_a_real_daemon_without_the_import_run():
     series = re.findall(r"(read when written|unread) ([\d.]+) / ([\d.]+) ms", own)
     assert own.startswith("- 2,000 memories: ") and [name for name, *_ in series] == ["read when written", "unread"]
     assert all(float(p50) > 0 for _, p50, _ in series)
+    sweep = re.search(r"start-up sweep .* over ([\d,]+) memories .*: (\d+) memories/s", result.stdout)
+    assert sweep and sweep.group(1) == "300" and int(sweep.group(2)) > 0, result.stdout

@@ -91,3 +91,31 @@ def test_bad_budget_and_empty_task(compiler):
         compiler[0].compile(NS, "x", "", 10)
     with pytest.raises(InvalidArgument, match="task must not be empty"):
         compiler[0].compile(NS, "  ", "", 350)
+
+
+class _Recorded:
+    """The real unified search, recording each query compile_context sends it."""
+
+    def __init__(self, search) -> None:
+        self.search_over, self.queries = search, []
+
+    def search(self, query, kinds=(), episode_kinds=()):
+        self.queries.append(query)
+        return self.search_over.search(query, kinds, episode_kinds)
+
+
+def test_compile_context_asks_for_a_search_the_reranker_does_not_read(tmp_path):
+    """The reranker ([retrieval] rerank_depth) reads search_memory's best hits only: compile_context, which every
+    prompt calls on a 30 ms budget, asks for its search unreranked (its gate reads the doubtful hits itself)."""
+    database = Database(tmp_path / "store.duckdb")
+    try:
+        graph = GraphService(GraphRepository(database))
+        memories = MemoryService(MemoryRepository(database), Limits(), graph=graph)
+        memories.save(NS, NewMemory("the billing service caches invoices in Redis"))
+        recorded = _Recorded(unified_search(memories, database, lambda texts: None, RetrievalSettings(), graph))
+        ContextCompiler(memories, graph, recorded, lambda ns, session: []).compile(
+            NS, "where does billing cache invoices?", "", 400)
+        assert recorded.queries and all(query.rerank is False for query in recorded.queries)
+        assert memories.search_query(NS, "where does billing cache invoices?", 10, (), "", "").rerank
+    finally:
+        database.close()

@@ -69,3 +69,4 @@ async def test_by_default_the_reranker_is_off_and_the_look_alike_comes_first(mod
     hits = await _hits(module_daemon, "rerank-off", [ANSWER, LOOK_ALIKE], QUESTION)
     assert _texts(hits)[:2] == [LOOK_ALIKE, ANSWER], hits
     assert not any("rerank" in hit["signal_scores"] for hit in hits), hits
+

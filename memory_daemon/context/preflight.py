@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memory_daemon.journal.decisions import DecisionLog
 from memory_daemon.core.errors import InvalidArgument, NotFound
@@ -155,7 +155,9 @@ class ContextCompiler:
         them updates, only on-topic hits, each as relevant as its fused score against the best; a decision shows its
         outcome, an invariant counts for more."""
         kinds = ("memory", "episode", "decision") if self._decisions is not None else ("memory", "episode")
-        query = self._memories.search_query(namespace, task, SEARCH_DEPTH, (), "", "")
+        # Not reranked: the model costs about 3 ms a pair on a call every prompt makes, whose budget is 30 ms, and the
+        # gate below already has it read the doubtful hits (README, Quality, "Session 39").
+        query = replace(self._memories.search_query(namespace, task, SEARCH_DEPTH, (), "", ""), rerank=False)
         hits = self._on_topic_hits(task, [h for h in self._search.search(query, kinds, episode_kinds)
                                           if h.kind != "memory" or h.row.superseded_by is None])
         if not hits:

@@ -64,6 +64,7 @@ class SearchQuery:
     entity_keys: tuple[str, ...] = ()  # only memories that mention this entity (any of its canonical keys)
     include_history: bool = False  # rank superseded memories by relevance (x STALE_FACTOR), not after every current one
     # (a query about the past, "what did we use before X?", always does, and without the factor)
+    rerank: bool = True  # the relevance model reads the best hits ([retrieval] rerank_depth); compile_context's does not
 
 
 @dataclass(frozen=True)
@@ -313,7 +314,7 @@ class HybridRetriever:
         with_history = looking_back or query.include_history
         final = final_scores(fused, rows, looking_back)
         # A search for every signal (not one asked for alone) is reranked by the relevance model.
-        if self._relevance is not None and not query.signals and self._settings.rerank_depth > 1:
+        if self._relevance is not None and query.rerank and not query.signals and self._settings.rerank_depth > 1:
             read = reranked(final, rows, query.text, self._relevance, self._settings.rerank_depth,
                             self._settings.rerank_weight, with_history)
             if read:
