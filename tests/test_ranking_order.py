@@ -94,7 +94,8 @@ def test_a_graph_only_memory_never_outranks_a_text_match(service):
 @example([(0.0625, False, 0.0), (0.0625, True, 0.0), (0.001953125, False, 0.0)], 2, False)  # a current score < 0
 def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_reads(service, specs, depth, history):
     """Any verdicts of the relevance model, at any depth: only current hits (all hits when the past is asked for)
-    are read, at most `depth` of them, and a superseded memory still comes after every current one."""
+    are read, at most `depth` of them, each stays above every hit it did not read, and a superseded memory still
+    comes after every current one."""
     namespace = f"rerank{next(_namespaces)}"
     ids = [service.save(namespace, NewMemory(f"memory {n}")).memory.id for n in range(len(specs) + 1)]
     for n, (_score, superseded, _p) in enumerate(specs):
@@ -111,6 +112,9 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
 
     final = final_scores(final, rows, False)
     read = reranked(final, rows, "memory", relevance, depth, 0.02, history)
+    not_read = [final[m] for m in final if m not in read and (history or not rows[m].superseded_by)]
+    assert not read or not not_read or min(final[m] for m in read) > max(not_read), \
+        "a hit the reranker did not read came before one it read"
     if not history:
         below_every_current(final, rows)
     assert len(read) <= depth and all(history or not rows[m].superseded_by for m in read)

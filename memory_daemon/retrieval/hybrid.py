@@ -189,7 +189,9 @@ def reranked(final: dict[str, float], rows: dict[str, MemoryRow], text: str, rel
     model in one batch, each moved by `weight` x the best score per logit of its verdict: among hits the fused
     signals barely tell apart (three memories on one subject, the newest first by recency), the one that answers
     comes first, and a look-alike ("Raised the search service timeout to 4s" for "the checkout service's timeout")
-    goes down. Returns each read hit's probability; {} when the model cannot answer (the order stays)."""
+    goes down. The read hits are ordered among themselves: one that would sink to or under the best hit not read is
+    lifted just above it, in the order of their moved scores, so the reranker never hands first place to a hit it did
+    not read. Returns each read hit's probability; {} when the model cannot answer (the order stays)."""
     eligible = [m for m in final if with_history or not rows[m].superseded_by]
     top = heapq.nlargest(depth, eligible, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
     if len(top) < 2:
@@ -197,9 +199,15 @@ def reranked(final: dict[str, float], rows: dict[str, MemoryRow], text: str, rel
     probabilities = relevance(text, [rows[m].content for m in top])
     if probabilities is None:
         return {}
+    read = set(top)
+    floor = max((final[m] for m in eligible if m not in read), default=-math.inf)
     step = weight * final[top[0]]
     for memory_id, probability in zip(top, probabilities, strict=True):
         final[memory_id] += step * logit(probability)
+    level = floor
+    for memory_id in sorted((m for m in top if final[m] <= floor), key=lambda m: final[m]):
+        level = math.nextafter(level, math.inf)
+        final[memory_id] = level
     return dict(zip(top, probabilities, strict=True))
 
 
