@@ -1,6 +1,6 @@
-"""search_memory through a real proxy: with `[retrieval] rerank_depth = 5` the relevance model reranks the best hits,
-so of two memories the fused signals barely tell apart the one that answers comes first; with the default (0, off)
-the fused order stands."""
+"""search_memory through a real proxy: by default (`[retrieval] rerank_depth = 2`) the relevance model reranks the
+best two hits, so of two memories the fused signals barely tell apart the one that answers comes first; with
+`rerank_depth = 0` the fused order stands."""
 
 from __future__ import annotations
 
@@ -44,29 +44,29 @@ def _texts(hits: list[dict]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def reranking_daemon():
+def daemon_without_reranker():
     root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
-    running = Daemon(root, env={**os.environ, "CORTEXD_RETRIEVAL_RERANK_DEPTH": "5"}).start()
+    running = Daemon(root, env={**os.environ, "CORTEXD_RETRIEVAL_RERANK_DEPTH": "0"}).start()
     yield running
     running.stop()
     shutil.rmtree(root, ignore_errors=True)
 
 
-async def test_the_reranker_puts_the_answer_above_a_look_alike_and_reports_its_reading(reranking_daemon):
-    hits = await _hits(reranking_daemon, "rerank-on", [ANSWER, LOOK_ALIKE], QUESTION)
+async def test_the_reranker_puts_the_answer_above_a_look_alike_and_reports_its_reading(module_daemon):
+    hits = await _hits(module_daemon, "rerank-on", [ANSWER, LOOK_ALIKE], QUESTION)
     assert _texts(hits)[:2] == [ANSWER, LOOK_ALIKE], hits
     scores = [hit["score"] for hit in hits]
     assert scores == sorted(scores, reverse=True), "the reported score is the reranked one, in order"
     assert all(0.0 <= hit["signal_scores"]["rerank"] <= 1.0 for hit in hits), hits
 
-    expenses = await _hits(reranking_daemon, "rerank-expenses", EXPENSES, EXPENSES_QUESTION)
+    expenses = await _hits(module_daemon, "rerank-expenses", EXPENSES, EXPENSES_QUESTION)
     assert _texts(expenses)[0] == EXPENSES[0], expenses
     readings = {hit["memory"]["content"]: hit["signal_scores"]["rerank"] for hit in expenses}
     assert readings[EXPENSES[0]] > 0.5 > readings[EXPENSES[1]], readings
 
 
-async def test_by_default_the_reranker_is_off_and_the_look_alike_comes_first(module_daemon):
-    hits = await _hits(module_daemon, "rerank-off", [ANSWER, LOOK_ALIKE], QUESTION)
+async def test_with_depth_0_the_reranker_is_off_and_the_look_alike_comes_first(daemon_without_reranker):
+    hits = await _hits(daemon_without_reranker, "rerank-off", [ANSWER, LOOK_ALIKE], QUESTION)
     assert _texts(hits)[:2] == [LOOK_ALIKE, ANSWER], hits
     assert not any("rerank" in hit["signal_scores"] for hit in hits), hits
 

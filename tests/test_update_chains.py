@@ -182,17 +182,13 @@ def test_an_update_that_says_it_for_its_subject_retires_the_memory_it_refers_to(
     assert ranked(daemon, "billing", "Which Node version does the billing job use?")[0] == "upgrade"
 
 
-@pytest.mark.xfail(strict=True, reason="the cost of relation runs 12 and 15 (models/relation/REPORT.md): each reads "
-                   "'She switched it to Thursdays' as a whole UPDATE (1.00) of 'My Spanish class with Ms. Ortega is "
-                   "on Tuesdays at 7 pm', where run 10 read a PARTIAL_UPDATE; the class memory is retired, its "
-                   "successor inherits its match on 'Spanish' and ranks above 'Ms. Ortega lives in Valencia' for where "
-                   "the teacher lives (the reranker, off by default, puts it right)")
 def test_a_pronoun_update_is_matched_by_meaning_when_the_model_would_take_any_memory(daemon):
     """The relation model reads "she switched it to Thursdays" as an update of "Ms. Ortega lives in Valencia" (1.00):
     of the memories it could refer to, the closest in meaning is the one it revises. Relation runs 12 and 15 read it as
     a whole UPDATE of the class memory (run 10: a partial one), so the class is retired and its successor inherits its
-    match on "Spanish"; with `rerank_depth = 5` the reranker reads "She switched it to Thursdays" as no answer to where
-    the teacher lives, and "Ms. Ortega lives in Valencia" comes first again."""
+    match on "Spanish" and ranks first on it (xfail from run 12 to session 39); the reranker, on by default since
+    session 39, reads "She switched it to Thursdays" as no answer to where the teacher lives, and "Ms. Ortega lives in
+    Valencia" comes first again."""
     stored = imported(daemon, "spanish", [
         ("class", "My Spanish class with Ms. Ortega is on Tuesdays at 7 pm.", "2024-01-09T19:00:00Z"),
         ("home", "Ms. Ortega lives in Valencia.", "2024-01-12T10:00:00Z"),

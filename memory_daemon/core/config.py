@@ -108,10 +108,10 @@ class RetrievalSettings(BaseModel):
     # A namespace's lexical index is saved in the data dir (and loaded at the next start instead of being built
     # from the store) from this many memories on.
     lexical_save_from: int = Field(5_000, ge=1)
-    # The relevance model reads the query with this many best current hits and moves each by rerank_weight x the
-    # best fused score per logit of its verdict. Off (0) by default: on held-out timelines it did not pay for its
-    # latency (README, Retrieval); 5 is the depth it was measured at, and 1 reads nothing (one hit has no order).
-    rerank_depth: int = Field(0, ge=0, le=50)
+    # search_memory's relevance model reads the query with this many best current hits and moves each by
+    # rerank_weight x the best fused score per logit of its verdict, ordering them among themselves (README,
+    # Retrieval, "The reranker"). 0 turns it off, and 1 reads nothing (one hit has no order).
+    rerank_depth: int = Field(2, ge=0, le=50)
     rerank_weight: float = Field(0.02, ge=0.0)
     # Of this many best current hits, one that states its fact of another holder than the query's ("The platform
     # team's standup moved to 10:15" for "what time is my standup?") keeps holder_factor of its fused score (1: off).
