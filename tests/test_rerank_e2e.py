@@ -69,4 +69,3 @@ async def test_with_depth_0_the_reranker_is_off_and_the_look_alike_comes_first(d
     hits = await _hits(daemon_without_reranker, "rerank-off", [ANSWER, LOOK_ALIKE], QUESTION)
     assert _texts(hits)[:2] == [LOOK_ALIKE, ANSWER], hits
     assert not any("rerank" in hit["signal_scores"] for hit in hits), hits
-
