@@ -8,14 +8,19 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory_daemon.bench.common import rss_mb, percentile
 from memory_daemon.client.python_client import CortexdClient
 from memory_daemon.client.launcher import DaemonProcess, temporary_daemon
 from memory_daemon.retrieval.ann_index import (EXPANSION_SEARCH, INDEX_DIR, LARGE_EXPANSION_SEARCH, LARGE_GRAPH,
                                                IndexFiles, expansion_for)
+
+if TYPE_CHECKING:
+    from memory_daemon.store import Database
 
 GRAPH_FACTS, GRAPH_ENTITIES = 5_000, 500  # beside the memories: 1,000 current facts, 4,000 superseded versions
 QUERIES = ("which host runs service_{n}?", "who owns service_{n}", "service_{n} Redis", "what uses Kafka on host-{h}",
@@ -33,21 +38,39 @@ def _timed(samples: list[float], call, **kwargs):
     return result
 
 
-def _scale(count: int, calls: int, rng: random.Random) -> dict:
+@contextmanager
+def _seeded_daemon(prefix: str, seed: Callable[[Database], None], env: dict[str, str] | None = None
+                   ) -> Iterator[DaemonProcess]:
+    """A daemon started on a fresh temporary data dir whose store `seed` filled first (memories written behind it),
+    stopped and removed afterwards."""
     from memory_daemon.store import Database
-    from memory_daemon.store.synthetic import seed_graph, seed_holder_readings, seed_memories
 
-    root = Path(tempfile.mkdtemp(prefix="cortexd-bench-retrieval-"))
-    # Without the start-up sweep, which would read the unread half in the background while the phases are timed.
-    daemon = DaemonProcess(root, [], env={**os.environ, "CORTEXD_HOLDER_READINGS_SWEEP": "false"})
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    daemon = DaemonProcess(root, [], env=env)
     try:
         daemon.data_dir.mkdir(parents=True, mode=0o700)
         database = Database(daemon.data_dir / "cortexd.duckdb")
-        seed_memories(database, "bench", count)
-        seed_holder_readings(database, "bench", *_reading_of_the_seeded(database))
-        seed_graph(database, "bench", GRAPH_FACTS, GRAPH_ENTITIES)
+        seed(database)
         database.close()
-        daemon.start()
+        yield daemon.start()
+    finally:
+        daemon.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _seed_scale(database: Database, count: int) -> None:
+    from memory_daemon.store.synthetic import seed_graph, seed_holder_readings, seed_memories
+
+    seed_memories(database, "bench", count)
+    seed_holder_readings(database, "bench", *_reading_of_the_seeded(database))
+    seed_graph(database, "bench", GRAPH_FACTS, GRAPH_ENTITIES)
+
+
+def _scale(count: int, calls: int, rng: random.Random) -> dict:
+    # Without the start-up sweep, which would read the unread half in the background while the phases are timed.
+    without_sweep = {**os.environ, "CORTEXD_HOLDER_READINGS_SWEEP": "false"}
+    with _seeded_daemon("cortexd-bench-retrieval-", lambda database: _seed_scale(database, count),
+                        without_sweep) as daemon:
         search, context, first = [], [], []
         # Loading a million memories' indexes on the first search takes minutes on a busy machine.
         with CortexdClient(daemon.address, "warm-up", timeout=900) as other:
@@ -87,9 +110,6 @@ def _scale(count: int, calls: int, rng: random.Random) -> dict:
                 "load_ms": first[0], "rss": rss,
                 "recall": recall, "kinds": kinds, "kinds_load_ms": kinds_first[0], "mode": mode, "graph_s": graph_seconds,
                 "disk_mb": disk_mb, "restart_ms": restart_ms, "restart_rss": restart_rss, "import_rate": import_rate}
-    finally:
-        daemon.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 SWEPT, SWEPT_QUICK = 2_000, 300  # memories the start-up sweep is timed over
@@ -100,27 +120,16 @@ def _sweep_rate(count: int) -> float:
     """The start-up sweep of a fresh daemon over `count` memories seeded behind it, as in a store written before
     readings were kept: the memories a second it read, from the first status after the models loaded (what was
     pending then) until holder_readings_pending came down to 0."""
-    from memory_daemon.store import Database
     from memory_daemon.store.synthetic import seed_memories
 
-    root = Path(tempfile.mkdtemp(prefix="cortexd-bench-sweep-"))
-    daemon = DaemonProcess(root, [])
-    try:
-        daemon.data_dir.mkdir(parents=True, mode=0o700)
-        database = Database(daemon.data_dir / "cortexd.duckdb")
-        seed_memories(database, "sweep", count)
-        database.close()
-        daemon.start()
-        with CortexdClient(daemon.address, "sweep", timeout=900) as client:
-            client.analyze_message(message="warm-up")  # waits for the model load
-            started = time.perf_counter()
-            pending = client.get_status().holder_readings_pending
-            while client.get_status().holder_readings_pending:
-                time.sleep(0.2)
-            return pending / (time.perf_counter() - started)
-    finally:
-        daemon.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with (_seeded_daemon("cortexd-bench-sweep-", lambda database: seed_memories(database, "sweep", count)) as daemon,
+          CortexdClient(daemon.address, "sweep", timeout=900) as client):
+        client.analyze_message(message="warm-up")  # waits for the model load
+        started = time.perf_counter()
+        pending = client.get_status().holder_readings_pending
+        while client.get_status().holder_readings_pending:
+            time.sleep(0.2)
+        return pending / (time.perf_counter() - started)
 
 
 def _reading_of_the_seeded(database) -> tuple[str, bool, tuple[str, ...], bool | None]:
