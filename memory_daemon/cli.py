@@ -148,14 +148,14 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     _add_client_options(preflight)
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
-    evaluate.add_argument("suite", choices=["activation", "intent", "relations", "relevance", "holders", "retrieval",
-                                                "timelines", "kinds", "locomo"])
+    evaluate.add_argument("suite", choices=["activation", "intent", "relations", "relevance", "precedence", "holders",
+                                                "retrieval", "timelines", "kinds", "locomo"])
     evaluate.add_argument("path", nargs="?", help="locomo: LoCoMo's locomo10.json, or a directory of its "
                                                   "per-conversation files (not shipped: non-commercial licence); "
                                                   "timelines: a timeline JSONL file")
-    evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file; "
-                                         "relations, relevance, holders, timelines: JSONL files, comma-separated); default "
-                                         "under tests/data/")
+    evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file; relations, "
+                                         "relevance, precedence, holders, timelines: JSONL files, comma-separated); "
+                                         "default under tests/data/")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
     evaluate.add_argument("--conversations", metavar="RANGE",
                           help="locomo: 1-based positions to run, e.g. 1-7 or 1,3,5-6 (default all)")
@@ -260,6 +260,10 @@ def _main(argv: list[str] | None = None) -> int:
             from memory_daemon.evals.relevance import evaluate_relevance
 
             return evaluate_relevance([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
+        if args.suite == "precedence":
+            from memory_daemon.evals.precedence import evaluate_precedence
+
+            return evaluate_precedence([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
         if args.suite == "holders":
             from memory_daemon.evals.holders import evaluate_holders
 

@@ -35,14 +35,14 @@ class RelationModel:
     """classify([(existing, new), ...]) -> one Relation per pair, all pairs in one onnxruntime call."""
 
     def __init__(self, model_path: Path, tokenizer_path: Path, labels: Sequence[str] = RELATIONS,
-                 threads: int = 1) -> None:
+                 threads: int = 1, max_tokens: int = MAX_TOKENS) -> None:
         self._session = cpu_session(model_path, threads)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.labels = tuple(labels)
         width = self._session.get_outputs()[0].shape[-1]
         if width != len(self.labels):
             raise ModelUnavailable(f"{RELATION_MODEL}: {model_path} has {width} outputs but {len(self.labels)} labels")
-        self._tokenizer = wordpiece_tokenizer(tokenizer_path, MAX_TOKENS)
+        self._tokenizer = wordpiece_tokenizer(tokenizer_path, max_tokens)
 
     @classmethod
     def load(cls, threads: int = 1) -> "RelationModel":

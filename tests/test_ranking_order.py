@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from memory_daemon.core.config import Limits
 from memory_daemon.memory.service import MemoryService, NewMemory
 from memory_daemon.retrieval.hybrid import (FEEDBACK_HITS, activated_entities, below_every_current, final_scores,
-                                            reranked)
+                                            ordered_by_precedence, reranked)
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.store import Database, MemoryRepository
 
@@ -123,6 +123,50 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
         order = sorted(final, key=lambda m: -final[m])
         stale = [rows[m].superseded_by is not None for m in order]
         assert stale == sorted(stale), "a superseded memory came before a current one"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.001, 0.1), st.booleans()), min_size=1, max_size=10),
+       st.lists(st.floats(0.0, 1.0), min_size=45, max_size=45), st.integers(0, 6))
+@example([(0.05, False), (0.05, False), (0.05, False)], [0.9] * 45, 3)  # equal scores: the order must still be theirs
+def test_the_precedence_order_takes_the_read_hits_own_scores_and_never_reads_a_superseded_one(service, specs, verdicts,
+                                                                                               depth):
+    """Any verdicts of the precedence model, at any depth: only current hits are read, at most `depth`, in pairs in
+    time order; they keep their places above every hit not read, the scores among them are theirs (in a new order),
+    a hit that wins every pair it is in comes first, and a superseded memory still comes after every current one."""
+    namespace = f"precede{next(_namespaces)}"
+    ids = [service.save(namespace, NewMemory(f"note {n}")).memory.id for n in range(len(specs) + 1)]
+    for n, (_score, superseded) in enumerate(specs):
+        if superseded:
+            service.save(namespace, NewMemory(f"note {n} again", supersedes=ids[n]))
+    rows = {row.id: row for row in service.open(namespace, ids[:len(specs)])}
+    final = final_scores({ids[n]: score for n, (score, _s) in enumerate(specs)}, rows, False)
+    below_every_current(final, rows)  # as search does before the precedence order
+    before = dict(final)
+    read_pairs: list[tuple[str, str]] = []
+    order = {rows[m].content: n for n, m in enumerate(ids[:len(specs)])}
+
+    def precedence(question: str, pairs):
+        read_pairs.extend(pairs)
+        assert all(order[older] < order[newer] for older, newer in pairs), "a pair was not in time order"
+        return verdicts[:len(pairs)]
+
+    wins = ordered_by_precedence(final, rows, "note", precedence, depth)
+    assert all(not rows[m].superseded_by for m in wins) and len(wins) <= max(depth, 0)
+    assert not wins or len(wins) >= 2
+    if wins:
+        assert len(read_pairs) == len(wins) * (len(wins) - 1) // 2
+        unread = [before[m] for m in final if m not in wins]
+        assert not unread or min(final[m] for m in wins) >= max(unread), "an unread hit came before a read one"
+        assert all(abs(a - b) < 1e-9 for a, b in zip(sorted(final[m] for m in wins), sorted(before[m] for m in wins)))
+        ranked = sorted(wins, key=lambda m: -final[m])
+        assert len(set(final[m] for m in wins)) == len(wins), "two read hits share a score: their order is unsure"
+        unbeaten = [m for m in wins if wins[m] == len(wins) - 1]
+        assert not unbeaten or ranked[0] == unbeaten[0]
+        stale = [rows[m].superseded_by is not None for m in sorted(final, key=lambda m: -final[m])]
+        assert stale == sorted(stale), "a superseded memory came before a current one"
+    else:
+        assert final == before
 
 
 @settings(max_examples=80, deadline=None)

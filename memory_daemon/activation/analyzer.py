@@ -105,6 +105,7 @@ class ActivationPipeline:
         self.encoder = None
         self.intent_model = None
         self.relevance_model = None
+        self.precedence_model = None
         self.tagger: TagSuggester | None = None
         self.statuses: list[ModelStatus] = []
         self._loaded = threading.Event()
@@ -128,6 +129,7 @@ class ActivationPipeline:
         from preprocessing.encoder import ENCODER_MODEL, SentenceEncoder
         from preprocessing.intent_model import INTENT_MODEL, IntentModel
         from preprocessing.relation_model import RELATION_MODEL, RelationModel
+        from preprocessing.precedence_model import PRECEDENCE_MODEL, PrecedenceModel
         from preprocessing.relevance_model import RELEVANCE_MODEL, RelevanceModel
 
         try:
@@ -180,6 +182,15 @@ class ActivationPipeline:
                     status.sha256 = manifest_digest(RELEVANCE_MODEL, "model_int8.onnx")
                 else:
                     status.detail += "; compile_context's on-topic check is the cosine rule alone"
+                self.statuses.append(status)
+            if self.settings.precedence_model:
+                self.precedence_model, status = timed_load(
+                    "precedence model (fine-tuned MiniLM cross-encoder int8 ONNX)", str(models_dir() / PRECEDENCE_MODEL),
+                    lambda: PrecedenceModel.load(threads=RELATION_THREADS))
+                if status.ok:
+                    status.sha256 = manifest_digest(PRECEDENCE_MODEL, "model_int8.onnx")
+                else:
+                    status.detail += "; search orders its best hits by the fused signals and the relevance model"
                 self.statuses.append(status)
             if self.encoder is not None and self.settings.tags:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
@@ -293,6 +304,19 @@ class ActivationPipeline:
             return model.relevance(query, texts)
         except Exception as error:  # noqa: BLE001 - a failing model never fails a search or a compile_context
             log_event("relevance_model_failed", level=logging.WARNING, error=repr(error))
+            return None
+
+    def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
+        """The precedence model's probability, for each (older, newer) pair of memories, that the newer one answers
+        `question` now; None while the models load, when the model is off or missing, or if it fails (the caller
+        keeps its order then)."""
+        model = self.precedence_model if self._loaded.is_set() else None
+        if model is None or not pairs:
+            return None
+        try:
+            return model.newer_answers(question, pairs)
+        except Exception as error:  # noqa: BLE001 - a failing model never fails a search
+            log_event("precedence_model_failed", level=logging.WARNING, error=repr(error))
             return None
 
     def holders(self, text: str) -> Holders | None:

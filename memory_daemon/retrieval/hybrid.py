@@ -44,6 +44,9 @@ RERANK_CLIP = 0.05
 
 # (query, texts) -> the probability that each text answers the query, or None when no model can say
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
+# (question, [(older text, newer text)]) -> the probability that the newer of each pair answers the question now, or
+# None when no model can say
+Precedence = Callable[[str, Sequence[tuple[str, str]]], "list[float] | None"]
 # text -> whose fact it states (preprocessing.holders), or None when no parser can say
 HolderReading = Callable[[str], Holders | None]
 # memories -> whose fact each states, by the parse and the holder model (read when it was written and kept, or read
@@ -256,6 +259,36 @@ def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
             final[memory_id] = math.nextafter(final[revised], math.inf)
 
 
+def ordered_by_precedence(final: dict[str, float], rows: dict[str, MemoryRow], text: str, precedence: Precedence,
+                          depth: int) -> dict[str, float]:
+    """The best `depth` current hits read in pairs, each pair in time order, by the precedence model: which of the two
+    answers the question now. "My running club meets on Tuesday evenings" and, later, "Running club has moved its
+    meetup to Thursdays, still at Fenwick Park" both stay current (a partial update), and only the question says
+    which one answers: the day, or the park. The hits are ordered by the pairs each wins, a tie (none, or a cycle)
+    keeping the fused order, and take the same scores in that order, so the order is still the scores'. Returns each
+    read hit's wins; {} when the model cannot answer (the order stays)."""
+    current = [m for m in final if not rows[m].superseded_by]
+    top = heapq.nlargest(depth, current, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
+    if len(top) < 2:
+        return {}
+    in_time = [tuple(sorted(pair, key=lambda m: (rows[m].created_at, m))) for pair in
+               ((a, b) for i, a in enumerate(top) for b in top[i + 1:])]
+    newer = precedence(text, [(rows[older].content, rows[later].content) for older, later in in_time])
+    if newer is None:
+        return {}
+    wins = dict.fromkeys(top, 0)
+    for (older, later), probability in zip(in_time, newer, strict=True):
+        wins[later if probability >= 0.5 else older] += 1
+    ordered = sorted(top, key=lambda m: -wins[m])  # stable: ties keep the fused order
+    level = max((final[m] for m in current if m not in wins), default=-math.inf)
+    # From the last up, each takes its place's score, nudged just above the one below it (or the best hit not read)
+    # where they are equal, so the order is strict and no hit left out comes between.
+    for memory_id, score in reversed(list(zip(ordered, [final[m] for m in top], strict=True))):
+        level = score if score > level else math.nextafter(level, math.inf)
+        final[memory_id] = level
+    return {m: float(w) for m, w in wins.items()}
+
+
 class HybridRetriever:
     """Each signal proposes candidates with its own scores; weighted RRF fuses them; every hit keeps its per-signal scores."""
 
@@ -263,7 +296,7 @@ class HybridRetriever:
                  embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
                  graph_neighbours: Neighbours | None = None,
                  relevance: Relevance | None = None, holders: HolderReading | None = None,
-                 statements: StatementReading | None = None) -> None:
+                 statements: StatementReading | None = None, precedence: Precedence | None = None) -> None:
         self._row_cache = rows
         self._lexical = lexical
         self._vectors = vectors
@@ -273,6 +306,7 @@ class HybridRetriever:
         self._relevance = relevance  # the reranker: the relevance model's reading of (query, hit)
         self._holders = holders  # whose fact a text states
         self._statements = statements  # whose fact each memory states, kept from when it was written
+        self._precedence = precedence  # which of two memories, in time order, answers a question now
         self._spare = SpareThread("cortexd-dense")  # the dense signal, beside the lexical one
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
@@ -334,6 +368,11 @@ class HybridRetriever:
         if not with_history:
             below_every_current(final, rows)
         revisions_above_revised(final, rows, found)
+        if self._precedence is not None and query.rerank and not query.signals and not with_history \
+                and self._settings.precedence_depth > 1:
+            wins = ordered_by_precedence(final, rows, query.text, self._precedence, self._settings.precedence_depth)
+            if wins:
+                found["precedence"] = wins
         ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
         return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]

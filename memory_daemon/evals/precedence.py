@@ -1,0 +1,94 @@
+"""`cortexd eval precedence`: the precedence model against "the newer memory answers", on its validation pairs."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from preprocessing.precedence_model import LABELS
+
+REPO = Path(__file__).resolve().parents[2]
+# Pairs from timeline sets the model never trained on (models/precedence/data/build.py, VAL_SETS).
+VALIDATION = REPO / "models" / "precedence" / "data" / "val.jsonl"
+FIELDS = ("question", "older", "newer", "label")
+
+
+def load_pairs(path: Path) -> list[dict]:
+    """Every line of a {question, older, newer, label[, kind, other, family]} JSONL; the label is OLDER or NEWER.
+    Bad JSON, a missing field or another label is an error naming the line."""
+    pairs = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            missing = [f for f in FIELDS if not isinstance(row.get(f), str)]
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not JSON ({error})") from None
+        if missing:
+            raise ValueError(f"{path}:{number}: needs text fields {', '.join(FIELDS)}; missing {', '.join(missing)}")
+        if row["label"] not in LABELS:
+            raise ValueError(f"{path}:{number}: unknown label {row['label']!r}; use {list(LABELS)}")
+        pairs.append(row)
+    return pairs
+
+
+def summarise(pairs: Sequence[dict], newer: Sequence[float]) -> dict:
+    """Accuracy at 0.5, overall, per label, per scenario kind and per kind of other memory (stale or neighbour),
+    beside the baseline that always picks the newer memory."""
+    right = [(p >= 0.5) == (pair["label"] == "NEWER") for pair, p in zip(pairs, newer, strict=True)]
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for pair, ok in zip(pairs, right, strict=True):
+        groups[f"label {pair['label']}"].append(ok)
+        groups[f"other {pair.get('other', '?')}"].append(ok)
+        groups[f"kind {pair.get('kind', '?')}"].append(ok)
+    return {"pairs": len(pairs), "accuracy": round(sum(right) / len(right), 4) if right else None,
+            "always_newer_accuracy": round(sum(p["label"] == "NEWER" for p in pairs) / len(pairs), 4) if pairs else None,
+            "by_group": {name: {"pairs": len(oks), "accuracy": round(sum(oks) / len(oks), 4)}
+                         for name, oks in sorted(groups.items())}}
+
+
+def model_scores(model, pairs: Sequence[dict], batch: int = 32) -> list[float]:
+    """The model's probability of NEWER for each pair, `batch` pairs a call (each with its own question)."""
+    from preprocessing.precedence_model import memories_text
+
+    newer = LABELS.index("NEWER")
+    out: list[float] = []
+    for start in range(0, len(pairs), batch):
+        chunk = pairs[start:start + batch]
+        out += [float(p) for p in model.probabilities(
+            [(p["question"], memories_text(p["older"], p["newer"])) for p in chunk])[:, newer]]
+    return out
+
+
+def evaluate_precedence(paths: list[Path] | None, as_json: bool = False) -> int:
+    """Score the shipped model on each file (default: its validation pairs); 2 when a file or the model is missing."""
+    from preprocessing.precedence_model import PrecedenceModel
+    from preprocessing.registry import ModelUnavailable
+
+    paths = paths or [VALIDATION]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        print(f"cortexd eval precedence: no such file: {', '.join(missing)}")
+        return 2
+    try:
+        model = PrecedenceModel.load(threads=2)
+    except ModelUnavailable as error:
+        print(f"cortexd eval precedence: {error}")
+        return 2
+    results = []
+    for path in paths:
+        pairs = load_pairs(path)
+        results.append({"path": str(path), **summarise(pairs, model_scores(model, pairs))})
+    if as_json:
+        print(json.dumps(results, indent=2))
+        return 0
+    for result in results:
+        print(f"\n## {result['path']}: {result['pairs']} pairs\n")
+        print(f"accuracy {result['accuracy']:.3f} (always the newer memory: {result['always_newer_accuracy']:.3f})\n")
+        print("| group | pairs | accuracy |\n| --- | ---: | ---: |")
+        for name, row in result["by_group"].items():
+            print(f"| {name} | {row['pairs']} | {row['accuracy']:.3f} |")
+    return 0

@@ -1,0 +1,110 @@
+"""Score the precedence model on val (int8, and fp32 when given), time it, and write its manifest metrics and REPORT.md."""
+
+# Usage (runtime venv, no torch): .venv/bin/python models/precedence/evaluate.py [--fp32 ONNX]
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))
+
+import numpy as np  # noqa: E402
+
+from memory_daemon.evals.precedence import VALIDATION, load_pairs, model_scores, summarise  # noqa: E402
+from preprocessing.precedence_model import PrecedenceModel  # noqa: E402
+from preprocessing.registry import sha256_of  # noqa: E402
+from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE  # noqa: E402
+
+
+def latency(model: PrecedenceModel, pairs: list[dict], calls: int = 60) -> dict:
+    """Milliseconds per newer_answers() call of the three pairs search reads (its best three hits)."""
+    timings = []
+    for i in range(calls + 5):
+        chunk = [pairs[(i * 3 + j) % len(pairs)] for j in range(3)]
+        t0 = time.perf_counter()
+        model.newer_answers(chunk[0]["question"], [(p["older"], p["newer"]) for p in chunk])
+        if i >= 5:
+            timings.append((time.perf_counter() - t0) * 1000)
+    return {"pairs": 3, "threads": 2, "p50": round(float(np.percentile(timings, 50)), 2),
+            "p95": round(float(np.percentile(timings, 95)), 2)}
+
+
+def write_report(manifest: dict, path: Path) -> None:
+    m, training = manifest["metrics"], manifest["training"]
+    rows = [("val, int8 (shipped)", m["val"]["int8"])] + ([("val, fp32", m["val"]["fp32"])] if "fp32" in m["val"] else [])
+    table = "\n".join(f"| {name} | {r['pairs']} | {r['accuracy']:.3f} | {r['always_newer_accuracy']:.3f} |"
+                      for name, r in rows)
+    groups = "\n".join(f"| {g} | {v['pairs']} | {v['accuracy']:.3f} |" for g, v in m["val"]["int8"]["by_group"].items())
+    history = "\n".join(f"| {h['epoch']} | {h['train_loss']:.4f} | {h['val_accuracy']:.4f} | "
+                        f"{h['val_stale_pairs_newer']} | {h['seconds']:.0f} |" for h in training["history"])
+    path.write_text(f"""# Precedence model: fine-tuned MiniLM cross-encoder (int8 ONNX)
+
+Reads (question, older memory, newer memory) — the question as segment A, the two memories in time order as segment
+B — and gives the probability that the newer one, rather than the older, answers the question now: because it
+changed what the older one said, or because the older one is about something else. Search reads its best three
+current hits in pairs with it (`memory_daemon/retrieval/hybrid.py`, `ordered_by_precedence`); `cortexd eval
+precedence` prints the figures below. Data: `data/DATASET.md`. Built by `{manifest['build']['command']}`, then
+`{manifest['build']['export_command']}` and `.venv/bin/python models/precedence/evaluate.py`.
+
+## Figures
+
+Val is the pairs of two timeline sets the model never trained on (v24, v25), written by helpers who saw no code; the
+epoch was chosen on it, so it is a development figure. The end-to-end test is the held-out timeline split (README,
+Quality, "Session 40").
+
+| split | pairs | accuracy | always the newer memory |
+| --- | ---: | ---: | ---: |
+{table}
+
+By group (val, int8):
+
+| group | pairs | accuracy |
+| --- | ---: | ---: |
+{groups}
+
+int8 vs fp32 agreement at 0.5 (val): {m['val'].get('int8_vs_fp32_agreement', 'not measured')}.
+Latency: {m['latency_ms']['pairs']} pairs for one question, {m['latency_ms']['threads']} threads: p50
+{m['latency_ms']['p50']} ms, p95 {m['latency_ms']['p95']} ms.
+
+## Training
+
+all-MiniLM-L6-v2 + a linear head over [CLS], lr {training['learning_rate']}, batch {training['batch_size']},
+{training['epochs']} epochs ({training['schedule']}), max length {training['max_length']}, seed {training['seed']};
+train labels {training['train_labels']}; selection: {training['selection']}; best epoch {training['best_epoch']}.
+
+| epoch | train loss | val accuracy | val stale pairs read NEWER | seconds |
+| ---: | ---: | ---: | ---: | ---: |
+{history}
+""", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--fp32", help="the fp32 ONNX export, to compare with the shipped int8 file")
+    args = p.parse_args(argv)
+    pairs = load_pairs(VALIDATION)
+    model = PrecedenceModel(HERE / MODEL_FILE, HERE / TOKENIZER_FILE, threads=2)
+    int8 = model_scores(model, pairs)
+    val = {"file": str(VALIDATION.relative_to(REPO)), "sha256": sha256_of(VALIDATION), "int8": summarise(pairs, int8)}
+    if args.fp32:
+        fp32 = model_scores(PrecedenceModel(Path(args.fp32), HERE / TOKENIZER_FILE, threads=2), pairs)
+        val["fp32"] = summarise(pairs, fp32)
+        val["int8_vs_fp32_agreement"] = round(float(np.mean([(a >= 0.5) == (b >= 0.5) for a, b in zip(int8, fp32)])), 4)
+    manifest_path = HERE / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["metrics"] = {"val": val, "latency_ms": latency(model, pairs)}
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    write_report(manifest, HERE / "REPORT.md")
+    print(json.dumps({"val_int8": val["int8"]["accuracy"], "val_fp32": val.get("fp32", {}).get("accuracy"),
+                      "agreement": val.get("int8_vs_fp32_agreement"), "latency": manifest["metrics"]["latency_ms"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""Which of two memories on one subject answers a question now, from a fine-tuned MiniLM cross-encoder (int8 ONNX)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
+from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE, RelationModel
+
+PRECEDENCE_MODEL = "precedence"
+# The model's output order; models/precedence/data/DATASET.md defines each label.
+LABELS = ("OLDER", "NEWER")
+MAX_TOKENS = 128  # the question, then both memories, [CLS] and three [SEP] included
+
+
+def memories_text(older: str, newer: str) -> str:
+    """Segment B: the two memories in time order, the older first, as in training."""
+    return f"{older} [SEP] {newer}"
+
+
+class PrecedenceModel:
+    """newer_answers(question, [(older, newer), ...]) -> the probability that the newer memory of each pair, rather
+    than the older one, answers the question now: it changed what the older one said, or the older one is about
+    something else. All pairs in one call; the question is segment A and the two memories segment B."""
+
+    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1) -> None:
+        self._pairs = RelationModel(model_path, tokenizer_path, LABELS, threads, MAX_TOKENS)
+        self._newer = LABELS.index("NEWER")
+
+    @classmethod
+    def load(cls, threads: int = 1) -> "PrecedenceModel":
+        """The registry's models/precedence, after every file matched the sha256 in its manifest."""
+        model: VerifiedModel = verified_model(PRECEDENCE_MODEL)
+        labels = model.manifest.get("labels")
+        if tuple(labels or ()) != LABELS:
+            raise ModelUnavailable(f"{PRECEDENCE_MODEL}: manifest labels {labels} are not {list(LABELS)}")
+        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads)
+
+    def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        inputs = [(question, memories_text(older, newer)) for older, newer in pairs]
+        return [float(p) for p in self.probabilities(inputs)[:, self._newer]]
+
+    def probabilities(self, inputs: Sequence[tuple[str, str]]):
+        """(n, 2) probabilities of (question, memories_text) inputs, in LABELS order (evaluation uses this)."""
+        return self._pairs.probabilities(inputs)
