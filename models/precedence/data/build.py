@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 DATA = REPO / "tests" / "data"
 VAL_SETS = ("heldout_24", "heldout_25")
-EXCLUDED = ("heldout_17", "heldout_26")
+EXCLUDED = ("heldout_17", "heldout_26", "heldout_27")
 
 
 def timeline_files() -> list[tuple[str, Path]]:
