@@ -54,9 +54,10 @@ precedence` prints the figures below. Data: `data/DATASET.md`. Built by `{manife
 
 ## Figures
 
-Val is the pairs of two timeline sets the model never trained on (v24, v25), written by helpers who saw no code; the
-epoch was chosen on it, so it is a development figure. The end-to-end test is the held-out timeline split (README,
-Quality, "Session 40").
+Val (data/DATASET.md): the pairs of two timeline sets the model never trained on (v24, v25), a fifth of the
+hand-written contrast families, and the relevance model's val answers beside their look-alikes. The epoch was chosen
+on it, so it is a development figure. The end-to-end test is a held-out timeline split (README, Quality,
+"Session 40").
 
 | split | pairs | accuracy | always the newer memory |
 | --- | ---: | ---: | ---: |
