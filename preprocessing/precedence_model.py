@@ -22,11 +22,13 @@ def memories_text(older: str, newer: str) -> str:
 class PrecedenceModel:
     """newer_answers(question, [(older, newer), ...]) -> the probability that the newer memory of each pair, rather
     than the older one, answers the question now: it changed what the older one said, or the older one is about
-    something else. All pairs in one call; the question is segment A and the two memories segment B."""
+    something else. All pairs in one call; the question is segment A and the two memories segment B. verdicts() says
+    which, only where the model is sure: at `sure` or more either way (chosen on val; manifest "sure")."""
 
-    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1) -> None:
+    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, sure: float = 0.5) -> None:
         self._pairs = RelationModel(model_path, tokenizer_path, LABELS, threads, MAX_TOKENS)
         self._newer = LABELS.index("NEWER")
+        self.sure = sure
 
     @classmethod
     def load(cls, threads: int = 1) -> "PrecedenceModel":
@@ -35,12 +37,27 @@ class PrecedenceModel:
         labels = model.manifest.get("labels")
         if tuple(labels or ()) != LABELS:
             raise ModelUnavailable(f"{PRECEDENCE_MODEL}: manifest labels {labels} are not {list(LABELS)}")
-        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads)
+        sure = model.manifest.get("sure")
+        if not isinstance(sure, (int, float)) or not 0.5 <= sure < 1:
+            raise ModelUnavailable(f"{PRECEDENCE_MODEL}: manifest sure {sure!r} is not a probability in [0.5, 1)")
+        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(sure))
 
     def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
         inputs = [(question, memories_text(older, newer)) for older, newer in pairs]
         return [float(p) for p in self.probabilities(inputs)[:, self._newer]]
 
+    def verdicts(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[bool | None]:
+        """For each (older, newer) pair: True when the model is sure the newer answers the question now, False when
+        it is sure the older does, None when it is not sure."""
+        return [verdict(p, self.sure) for p in self.newer_answers(question, pairs)]
+
     def probabilities(self, inputs: Sequence[tuple[str, str]]):
         """(n, 2) probabilities of (question, memories_text) inputs, in LABELS order (evaluation uses this)."""
         return self._pairs.probabilities(inputs)
+
+
+def verdict(newer_probability: float, sure: float) -> bool | None:
+    """True (the newer answers), False (the older) or None (not sure) for a probability that the newer answers."""
+    if newer_probability >= sure:
+        return True
+    return False if newer_probability <= 1 - sure else None

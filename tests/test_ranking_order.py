@@ -127,12 +127,12 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(0.001, 0.1), st.booleans()), min_size=1, max_size=10),
-       st.lists(st.floats(0.0, 1.0), min_size=45, max_size=45), st.integers(0, 6))
-@example([(0.05, False), (0.05, False), (0.05, False)], [0.9] * 45, 3)  # equal scores: the order must still be theirs
+       st.lists(st.sampled_from([True, False, None]), min_size=45, max_size=45), st.integers(0, 6))
+@example([(0.05, False), (0.05, False), (0.05, False)], [True] * 45, 3)  # equal scores: the order must still be theirs
 def test_the_precedence_order_takes_the_read_hits_own_scores_and_never_reads_a_superseded_one(service, specs, verdicts,
                                                                                                depth):
     """Any verdicts of the precedence model, at any depth: only current hits are read, at most `depth`, in pairs in
-    time order; they keep their places above every hit not read, the scores among them are theirs (in a new order),
+    time order (a verdict: the newer answers, the older, or not sure); they keep their places above every hit not read, the scores among them are theirs (in a new order),
     a hit that wins every pair it is in comes first, and a superseded memory still comes after every current one."""
     namespace = f"precede{next(_namespaces)}"
     ids = [service.save(namespace, NewMemory(f"note {n}")).memory.id for n in range(len(specs) + 1)]

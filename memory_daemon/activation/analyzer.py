@@ -306,15 +306,15 @@ class ActivationPipeline:
             log_event("relevance_model_failed", level=logging.WARNING, error=repr(error))
             return None
 
-    def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
-        """The precedence model's probability, for each (older, newer) pair of memories, that the newer one answers
-        `question` now; None while the models load, when the model is off or missing, or if it fails (the caller
-        keeps its order then)."""
+    def precedence(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[bool | None] | None:
+        """The precedence model's verdict on each (older, newer) pair of memories: True when it is sure the newer one
+        answers `question` now, False when sure the older one does, None when not sure; None for all while the models
+        load, when the model is off or missing, or if it fails (the caller keeps its order then)."""
         model = self.precedence_model if self._loaded.is_set() else None
         if model is None or not pairs:
             return None
         try:
-            return model.newer_answers(question, pairs)
+            return model.verdicts(question, pairs)
         except Exception as error:  # noqa: BLE001 - a failing model never fails a search
             log_event("precedence_model_failed", level=logging.WARNING, error=repr(error))
             return None

@@ -44,9 +44,9 @@ RERANK_CLIP = 0.05
 
 # (query, texts) -> the probability that each text answers the query, or None when no model can say
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
-# (question, [(older text, newer text)]) -> the probability that the newer of each pair answers the question now, or
-# None when no model can say
-Precedence = Callable[[str, Sequence[tuple[str, str]]], "list[float] | None"]
+# (question, [(older text, newer text)]) -> for each pair, True when the newer answers the question now, False when the
+# older does, None when the model is not sure; None for all when no model can say
+Precedence = Callable[[str, Sequence[tuple[str, str]]], "list[bool | None] | None"]
 # text -> whose fact it states (preprocessing.holders), or None when no parser can say
 HolderReading = Callable[[str], Holders | None]
 # memories -> whose fact each states, by the parse and the holder model (read when it was written and kept, or read
@@ -264,21 +264,23 @@ def ordered_by_precedence(final: dict[str, float], rows: dict[str, MemoryRow], t
     """The best `depth` current hits read in pairs, each pair in time order, by the precedence model: which of the two
     answers the question now. "My running club meets on Tuesday evenings" and, later, "Running club has moved its
     meetup to Thursdays, still at Fenwick Park" both stay current (a partial update), and only the question says
-    which one answers: the day, or the park. The hits are ordered by the pairs each wins, a tie (none, or a cycle)
-    keeping the fused order, and take the same scores in that order, so the order is still the scores'. Returns each
-    read hit's wins; {} when the model cannot answer (the order stays)."""
+    which one answers: the day, or the park. A pair the model is not sure of counts for neither. The hits are ordered
+    by the pairs each wins, a tie (none, or a cycle) keeping the fused order, and take the same scores in that order,
+    so the order is still the scores'. Returns each read hit's wins; {} when the model cannot answer (the order
+    stays)."""
     current = [m for m in final if not rows[m].superseded_by]
     top = heapq.nlargest(depth, current, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
     if len(top) < 2:
         return {}
     in_time = [tuple(sorted(pair, key=lambda m: (rows[m].created_at, m))) for pair in
                ((a, b) for i, a in enumerate(top) for b in top[i + 1:])]
-    newer = precedence(text, [(rows[older].content, rows[later].content) for older, later in in_time])
-    if newer is None:
+    verdicts = precedence(text, [(rows[older].content, rows[later].content) for older, later in in_time])
+    if verdicts is None:
         return {}
     wins = dict.fromkeys(top, 0)
-    for (older, later), probability in zip(in_time, newer, strict=True):
-        wins[later if probability >= 0.5 else older] += 1
+    for (older, later), newer_answers in zip(in_time, verdicts, strict=True):
+        if newer_answers is not None:
+            wins[later if newer_answers else older] += 1
     ordered = sorted(top, key=lambda m: -wins[m])  # stable: ties keep the fused order
     level = max((final[m] for m in current if m not in wins), default=-math.inf)
     # From the last up, each takes its place's score, nudged just above the one below it (or the best hit not read)

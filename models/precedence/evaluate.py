@@ -17,9 +17,29 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 
 from memory_daemon.evals.precedence import VALIDATION, load_pairs, model_scores, summarise  # noqa: E402
-from preprocessing.precedence_model import PrecedenceModel  # noqa: E402
+from preprocessing.precedence_model import PrecedenceModel, verdict  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
 from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE  # noqa: E402
+
+
+MAX_WRONG_DECIDED = 0.03  # the share of val pairs decided (sure either way) that may be decided wrongly
+
+
+def choose_sure(pairs: list[dict], newer: list[float]) -> tuple[float, dict]:
+    """The lowest `sure` on a 0.01 grid from 0.50 at which at most MAX_WRONG_DECIDED of the val pairs the model decides
+    are decided wrongly, with what it decides there per group."""
+    for sure in [round(0.5 + step / 100, 2) for step in range(50)]:
+        decided = [(verdict(p, sure), pair) for p, pair in zip(newer, pairs) if verdict(p, sure) is not None]
+        wrong = sum(v != (pair["label"] == "NEWER") for v, pair in decided)
+        if decided and wrong <= MAX_WRONG_DECIDED * len(decided):
+            groups: dict[str, list[int]] = {}
+            for p, pair in zip(newer, pairs):
+                row = groups.setdefault(pair.get("other", "?").split(" ")[0] + "/" + pair.get("kind", "?"), [0, 0, 0])
+                v = verdict(p, sure)
+                row[2 if v is None else 0 if v == (pair["label"] == "NEWER") else 1] += 1
+            return sure, {"decided": len(decided), "wrong": wrong, "pairs": len(pairs),
+                          "by_group": {g: {"right": r[0], "wrong": r[1], "not_sure": r[2]} for g, r in sorted(groups.items())}}
+    raise SystemExit("no `sure` on the grid decides any val pair within the bound")
 
 
 def latency(model: PrecedenceModel, pairs: list[dict], calls: int = 60) -> dict:
@@ -41,6 +61,8 @@ def write_report(manifest: dict, path: Path) -> None:
     table = "\n".join(f"| {name} | {r['pairs']} | {r['accuracy']:.3f} | {r['always_newer_accuracy']:.3f} |"
                       for name, r in rows)
     groups = "\n".join(f"| {g} | {v['pairs']} | {v['accuracy']:.3f} |" for g, v in m["val"]["int8"]["by_group"].items())
+    sure_rows = "\n".join(f"| {g} | {v['right']} | {v['wrong']} | {v['not_sure']} |"
+                           for g, v in m["sure_decisions"]["by_group"].items())
     history = "\n".join(f"| {h['epoch']} | {h['train_loss']:.4f} | {h['val_accuracy']:.4f} | "
                         f"{h['val_stale_pairs_newer']} | {h['seconds']:.0f} |" for h in training["history"])
     path.write_text(f"""# Precedence model: fine-tuned MiniLM cross-encoder (int8 ONNX)
@@ -68,6 +90,13 @@ By group (val, int8):
 | group | pairs | accuracy |
 | --- | ---: | ---: |
 {groups}
+
+Search counts a pair's verdict only where the model is sure: **sure = {manifest['sure']}**, the {manifest['sure_rule']}.
+There it decides {m['sure_decisions']['decided']} of {m['sure_decisions']['pairs']} val pairs, {m['sure_decisions']['wrong']} wrongly:
+
+| pairs (other memory / kind) | right | wrong | not sure |
+| --- | ---: | ---: | ---: |
+{sure_rows}
 
 int8 vs fp32 agreement at 0.5 (val): {m['val'].get('int8_vs_fp32_agreement', 'not measured')}.
 Latency: {m['latency_ms']['pairs']} pairs for one question, {m['latency_ms']['threads']} threads: p50
@@ -99,10 +128,15 @@ def main(argv: list[str] | None = None) -> int:
         val["int8_vs_fp32_agreement"] = round(float(np.mean([(a >= 0.5) == (b >= 0.5) for a, b in zip(int8, fp32)])), 4)
     manifest_path = HERE / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    manifest["metrics"] = {"val": val, "latency_ms": latency(model, pairs)}
+    sure, decisions = choose_sure(pairs, int8)
+    manifest["sure"] = sure
+    manifest["sure_rule"] = (f"lowest on a 0.01 grid with at most {MAX_WRONG_DECIDED:.0%} of the val pairs decided "
+                             "(sure either way) decided wrongly (int8)")
+    manifest["metrics"] = {"val": val, "sure_decisions": decisions, "latency_ms": latency(model, pairs)}
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     write_report(manifest, HERE / "REPORT.md")
-    print(json.dumps({"val_int8": val["int8"]["accuracy"], "val_fp32": val.get("fp32", {}).get("accuracy"),
+    print(json.dumps({"sure": sure, "decided": decisions["decided"], "wrong": decisions["wrong"],
+                      "val_int8": val["int8"]["accuracy"], "val_fp32": val.get("fp32", {}).get("accuracy"),
                       "agreement": val.get("int8_vs_fp32_agreement"), "latency": manifest["metrics"]["latency_ms"]}))
     return 0
 
