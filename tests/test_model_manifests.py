@@ -1,5 +1,6 @@
 """A model whose file does not match its manifest's sha256, or whose manifest has no threshold, is refused with an
-error naming what is wrong: for each model that reads with a threshold (the relevance and holder models)."""
+error naming what is wrong: for each model that reads with a threshold (the relevance, holder and precedence models;
+the precedence model's is "sure")."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import shutil
 import pytest
 
 from preprocessing.holder_model import HolderModel
+from preprocessing.precedence_model import PrecedenceModel
 from preprocessing.registry import MODELS_DIR_ENV, ModelUnavailable, models_dir
 from preprocessing.relevance_model import RelevanceModel
 
 MODEL_FILE = "model_int8.onnx"
-THRESHOLD_MODELS = [("relevance", RelevanceModel.load), ("holder", HolderModel.load)]
+THRESHOLD_MODELS = [("relevance", RelevanceModel.load, "threshold"), ("holder", HolderModel.load, "threshold"),
+                    ("precedence", PrecedenceModel.load, "sure")]
 
 
 def _copy(tmp_path, name: str):
@@ -22,8 +25,8 @@ def _copy(tmp_path, name: str):
     return tmp_path / name
 
 
-@pytest.mark.parametrize("name, load", THRESHOLD_MODELS)
-def test_a_corrupted_model_is_refused_naming_the_file(tmp_path, monkeypatch, name, load):
+@pytest.mark.parametrize("name, load, threshold", THRESHOLD_MODELS)
+def test_a_corrupted_model_is_refused_naming_the_file(tmp_path, monkeypatch, name, load, threshold):
     copy = _copy(tmp_path, name)
     data = bytearray((copy / MODEL_FILE).read_bytes())
     data[len(data) // 2] ^= 0xFF
@@ -34,12 +37,12 @@ def test_a_corrupted_model_is_refused_naming_the_file(tmp_path, monkeypatch, nam
     assert MODEL_FILE in str(error.value)
 
 
-@pytest.mark.parametrize("name, load", THRESHOLD_MODELS)
-def test_a_manifest_without_a_threshold_is_refused(tmp_path, monkeypatch, name, load):
+@pytest.mark.parametrize("name, load, threshold", THRESHOLD_MODELS)
+def test_a_manifest_without_a_threshold_is_refused(tmp_path, monkeypatch, name, load, threshold):
     copy = _copy(tmp_path, name)
     manifest = json.loads((copy / "manifest.json").read_text())
-    del manifest["threshold"]
+    del manifest[threshold]
     (copy / "manifest.json").write_text(json.dumps(manifest))
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
-    with pytest.raises(ModelUnavailable, match="threshold"):
+    with pytest.raises(ModelUnavailable, match=threshold):
         load()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,9 +25,11 @@ def load_pairs(path: Path) -> list[dict]:
             continue
         try:
             row = json.loads(line)
-            missing = [f for f in FIELDS if not isinstance(row.get(f), str)]
         except json.JSONDecodeError as error:
             raise ValueError(f"{path}:{number}: not JSON ({error})") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}:{number}: needs a JSON object with {', '.join(FIELDS)}")
+        missing = [f for f in FIELDS if not isinstance(row.get(f), str)]
         if missing:
             raise ValueError(f"{path}:{number}: needs text fields {', '.join(FIELDS)}; missing {', '.join(missing)}")
         if row["label"] not in LABELS:
@@ -80,7 +83,14 @@ def evaluate_precedence(paths: list[Path] | None, as_json: bool = False) -> int:
         return 2
     results = []
     for path in paths:
-        pairs = load_pairs(path)
+        try:
+            pairs = load_pairs(path)
+        except (OSError, ValueError) as error:
+            print(f"cortexd eval precedence: {error}", file=sys.stderr)
+            return 2
+        if not pairs:
+            print(f"cortexd eval precedence: {path} holds no pairs", file=sys.stderr)
+            return 2
         results.append({"path": str(path), **summarise(pairs, model_scores(model, pairs))})
     if as_json:
         print(json.dumps(results, indent=2))

@@ -1,0 +1,38 @@
+"""`cortexd eval precedence` runs the real precedence model on a pair file, beside "the newer memory answers"."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from conftest import CORTEXD
+
+# Written for this test: a change the question asks about, and another person's change beside the user's own fact.
+PAIRS = [
+    {"question": "Which day is the Ostrava warehouse inventory count?", "label": "NEWER", "kind": "change",
+     "older": "Inventory count at the Ostrava warehouse is on the last Friday of the quarter.",
+     "newer": "Ostrava inventory count is now on the last Thursday of the quarter."},
+    {"question": "When do I go swimming?", "label": "OLDER", "kind": "control",
+     "older": "I swim at the Aldermoor lido every Tuesday evening.",
+     "newer": "My sister Ines switched her swimming to Thursday mornings."},
+]
+
+
+def test_precedence_eval_scores_a_pair_file(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in PAIRS), encoding="utf-8")
+    result = subprocess.run(CORTEXD + ["eval", "precedence", "--data", str(path), "--json"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    [report] = json.loads(result.stdout)
+    assert report["pairs"] == 2 and report["always_newer_accuracy"] == 0.5
+    assert report["accuracy"] == 1.0, report
+    assert report["by_group"]["kind change"] == {"pairs": 1, "accuracy": 1.0}
+
+
+def test_precedence_eval_names_a_bad_file(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"question": "a", "older": "b", "newer": "c", "label": "BOTH"}) + "\n", encoding="utf-8")
+    result = subprocess.run(CORTEXD + ["eval", "precedence", "--data", str(path)], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode != 0 and "bad.jsonl:1" in result.stderr and "Traceback" not in result.stderr

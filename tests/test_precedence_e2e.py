@@ -1,0 +1,59 @@
+"""search_memory through a real proxy: of two current memories on one subject (a partial update leaves the older one
+current for what it did not change), the precedence model puts first the one that answers the question now; with
+`precedence_depth = 0` the fused order stands and the older one comes first."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import Daemon, mcp_session
+
+pytestmark = pytest.mark.anyio
+
+# Written for this test; none of it is in the precedence model's training data (models/precedence/data). The older
+# memory shares more of the question's words, so the fused signals put it first.
+OLDER = "The Halden book club meets on the first Monday of each month at the Corner Library."
+NEWER = "Halden book club has moved to the first Wednesday of the month, still at the Corner Library."
+QUESTION = "Which day does the Halden book club meet?"
+
+
+def payload(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def _hits(daemon, namespace: str) -> list[dict]:
+    async with mcp_session(daemon.address, namespace) as host:
+        for text in (OLDER, NEWER):
+            payload(await host.call_tool("save_memory", {"content": text}))
+        return payload(await host.call_tool("search_memory", {"query": QUESTION}))["hits"]
+
+
+@pytest.fixture(scope="module")
+def daemon_without_precedence():
+    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
+    running = Daemon(root, env={**os.environ, "CORTEXD_RETRIEVAL_PRECEDENCE_DEPTH": "0"}).start()
+    yield running
+    running.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_the_memory_that_answers_now_comes_first_and_says_why(module_daemon):
+    hits = await _hits(module_daemon, "precedence-on")
+    assert [hit["memory"]["content"] for hit in hits][:2] == [NEWER, OLDER], hits
+    assert not any(hit["memory"].get("superseded_by") for hit in hits), "a partial update leaves both current"
+    scores = [hit["score"] for hit in hits]
+    assert scores == sorted(scores, reverse=True), "the reported score is the final one, in order"
+    assert [hit["signal_scores"]["precedence"] for hit in hits[:2]] == [1.0, 0.0], hits
+
+
+async def test_with_depth_0_the_fused_order_puts_the_older_memory_first(daemon_without_precedence):
+    hits = await _hits(daemon_without_precedence, "precedence-off")
+    assert [hit["memory"]["content"] for hit in hits][:2] == [OLDER, NEWER], hits
+    assert not any("precedence" in hit["signal_scores"] for hit in hits), hits
