@@ -344,6 +344,7 @@ class HybridRetriever:
         # The rows now also hold the versions between a stale hit and its current one: only what matched is ranked.
         matched = {m for scores in found.values() for m in scores if m in rows}
         weights = self._settings.weights()
+        window = None
         if "temporal" in signals:
             now = utc_now()
             window = named_window(query.text, now) if query.since is None and query.until is None else None
@@ -370,8 +371,9 @@ class HybridRetriever:
         if not with_history:
             below_every_current(final, rows)
         revisions_above_revised(final, rows, found)
+        # A question about the past, or one naming a span of time, is not asked about now: the span decides.
         if self._precedence is not None and query.rerank and not query.signals and not with_history \
-                and self._settings.precedence_depth > 1:
+                and window is None and self._settings.precedence_depth > 1:
             wins = ordered_by_precedence(final, rows, query.text, self._precedence, self._settings.precedence_depth)
             if wins:
                 found["precedence"] = wins
