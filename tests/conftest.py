@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import tempfile
@@ -40,14 +41,20 @@ def daemon(workdir):
     running.stop()
 
 
-@pytest.fixture(scope="module")
-def module_daemon():
-    """One real daemon for a whole test module (each test picks its own namespace)."""
+def running_daemon(**environment: str):
+    """A real daemon on a fresh short-named data dir, with these environment variables on top of this process's
+    (e.g. CORTEXD_RETRIEVAL_RERANK_DEPTH="0"); a generator for a fixture to yield from."""
     root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
-    running = Daemon(root).start()
+    running = Daemon(root, env={**os.environ, **environment} if environment else None).start()
     yield running
     running.stop()
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def module_daemon():
+    """One real daemon for a whole test module (each test picks its own namespace)."""
+    yield from running_daemon()
 
 
 def free_port() -> int:

@@ -5,14 +5,10 @@ current for what it did not change), the precedence model puts first the one tha
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from conftest import Daemon, mcp_session
+from conftest import mcp_session, running_daemon
 
 pytestmark = pytest.mark.anyio
 
@@ -37,11 +33,7 @@ async def _hits(daemon, namespace: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def daemon_without_precedence():
-    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
-    running = Daemon(root, env={**os.environ, "CORTEXD_RETRIEVAL_PRECEDENCE_DEPTH": "0"}).start()
-    yield running
-    running.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    yield from running_daemon(CORTEXD_RETRIEVAL_PRECEDENCE_DEPTH="0")
 
 
 async def test_the_memory_that_answers_now_comes_first_and_says_why(module_daemon):

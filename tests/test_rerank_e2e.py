@@ -5,14 +5,10 @@ best two hits, so of two memories the fused signals barely tell apart the one th
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from conftest import Daemon, mcp_session
+from conftest import mcp_session, running_daemon
 
 pytestmark = pytest.mark.anyio
 
@@ -45,11 +41,7 @@ def _texts(hits: list[dict]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def daemon_without_reranker():
-    root = Path(tempfile.mkdtemp(prefix="cx"))  # short: a Unix socket path must stay under 108 bytes
-    running = Daemon(root, env={**os.environ, "CORTEXD_RETRIEVAL_RERANK_DEPTH": "0"}).start()
-    yield running
-    running.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    yield from running_daemon(CORTEXD_RETRIEVAL_RERANK_DEPTH="0")
 
 
 async def test_the_reranker_puts_the_answer_above_a_look_alike_and_reports_its_reading(module_daemon):
