@@ -1,6 +1,6 @@
 """search_memory through a real proxy: of two current memories on one subject (a partial update leaves the older one
-current for what it did not change), the precedence model puts first the one that answers the question now; with
-`precedence_depth = 0` the fused order stands and the older one comes first."""
+current for what it did not change), the precedence model, when it is on (`[activation] precedence_model = true`),
+puts first the one that answers the question now; by default it is off and the fused order puts the older first."""
 
 from __future__ import annotations
 
@@ -32,12 +32,12 @@ async def _hits(daemon, namespace: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def daemon_without_precedence():
-    yield from running_daemon(CORTEXD_RETRIEVAL_PRECEDENCE_DEPTH="0")
+def daemon_with_precedence():
+    yield from running_daemon(CORTEXD_PRECEDENCE_MODEL="true")
 
 
-async def test_the_memory_that_answers_now_comes_first_and_says_why(module_daemon):
-    hits = await _hits(module_daemon, "precedence-on")
+async def test_the_memory_that_answers_now_comes_first_and_says_why(daemon_with_precedence):
+    hits = await _hits(daemon_with_precedence, "precedence-on")
     assert [hit["memory"]["content"] for hit in hits][:2] == [NEWER, OLDER], hits
     assert not any(hit["memory"].get("superseded_by") for hit in hits), "a partial update leaves both current"
     scores = [hit["score"] for hit in hits]
@@ -45,7 +45,7 @@ async def test_the_memory_that_answers_now_comes_first_and_says_why(module_daemo
     assert [hit["signal_scores"]["precedence"] for hit in hits[:2]] == [1.0, 0.0], hits
 
 
-async def test_with_depth_0_the_fused_order_puts_the_older_memory_first(daemon_without_precedence):
-    hits = await _hits(daemon_without_precedence, "precedence-off")
+async def test_by_default_the_fused_order_puts_the_older_memory_first(module_daemon):
+    hits = await _hits(module_daemon, "precedence-off")
     assert [hit["memory"]["content"] for hit in hits][:2] == [OLDER, NEWER], hits
     assert not any("precedence" in hit["signal_scores"] for hit in hits), hits

@@ -69,8 +69,9 @@ class ActivationSettings(BaseModel):
     # compile_context asks the relevance model about hits the cosine rule turns away (else the rule alone decides)
     relevance_model: bool = True
     # search orders its best current hits by which answers the question now, with the precedence model (else by the
-    # fused signals and the relevance model alone)
-    precedence_model: bool = True
+    # fused signals and the relevance model alone). Off by default: no model has passed its bar yet (README, Quality,
+    # "Session 40"); on, it is loaded and read over [retrieval] precedence_depth hits.
+    precedence_model: bool = False
     # search and import read whether a statement states another person's or group's own fact with the holder model
     # (else only the parse's marks: possessives, named groups, a pronoun pointing back)
     holder_model: bool = True
@@ -116,8 +117,9 @@ class RetrievalSettings(BaseModel):
     # Retrieval, "The reranker"). 0 turns it off, and 1 reads nothing (one hit has no order).
     rerank_depth: int = Field(2, ge=0, le=50)
     rerank_weight: float = Field(0.02, ge=0.0)
-    # search_memory's precedence model reads this many best current hits in pairs, in time order, and orders them by
-    # the pairs each wins: which of two memories answers the question now (README, Retrieval). Under 2: off.
+    # search_memory's precedence model ([activation] precedence_model) reads this many best current hits in pairs, in
+    # time order, and orders them by the pairs each wins: which of two memories answers the question now (README,
+    # Retrieval). Under 2: off.
     precedence_depth: int = Field(3, ge=0, le=10)
     # Of this many best current hits, one that states its fact of another holder than the query's ("The platform
     # team's standup moved to 10:15" for "what time is my standup?") keeps holder_factor of its fused score (1: off).

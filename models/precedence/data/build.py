@@ -30,12 +30,6 @@ RELEVANCE_SOURCES = ("questions", "handwritten")
 RELEVANCE_ANSWER_KINDS = ("evidence", "paraphrase", "lexical", "indirect", "task_context")
 LOOK_ALIKES_PER_ANSWER = 2
 SEED = 40
-# Another scenario's statement of change beside a scenario's answer, in a seeded time order: a newer memory worded as
-# a change or a correction ("I misread the console, billing is on MySQL 8.0") does not answer a question about
-# something else. Drawn from the same split's scenarios of these kinds, CHANGES_PER_SCENARIO for each scenario.
-CHANGE_KINDS = ("change", "correction", "implicit", "ending", "reversal", "chain", "update", "negation",
-                "implicit_subject", "partial")
-CHANGES_PER_SCENARIO = 1
 EXCLUDED = ("heldout_17", "heldout_26", "heldout_27")
 
 
@@ -63,27 +57,6 @@ def pairs_of(set_name: str, scenario: dict) -> list[dict]:
                      "other": "stale" if other["id"] in stale else "neighbour",
                      "question": scenario["question"], "older": older["text"], "newer": newer["text"],
                      "label": "NEWER" if newer is current else "OLDER"})
-    return rows
-
-
-def change_look_alike_pairs(scenarios: list[tuple[str, dict]], split: str) -> list[dict]:
-    """Each scenario's answer beside CHANGES_PER_SCENARIO statements of change from other scenarios of the split."""
-    rng = random.Random(f"{SEED}:changes:{split}")
-    changes = [(f"{name}/{s['id']}", m["text"]) for name, s in scenarios if s.get("kind") in CHANGE_KINDS
-               for m in s["memories"] if m["id"] == s["current"]]
-    rows = []
-    for name, scenario in scenarios:
-        answer = next((m["text"] for m in scenario["memories"] if m["id"] == scenario["current"]), None)
-        family = f"{name}/{scenario['id']}"
-        others = [text for source, text in changes if source != family]
-        if answer is None or not others:
-            continue
-        for other in rng.sample(others, min(CHANGES_PER_SCENARIO, len(others))):
-            answer_newer = rng.random() < 0.5
-            older, newer = (other, answer) if answer_newer else (answer, other)
-            rows.append({"family": family, "kind": "cross_change", "other": "change look-alike",
-                         "question": scenario["question"], "older": older, "newer": newer,
-                         "label": "NEWER" if answer_newer else "OLDER"})
     return rows
 
 
@@ -132,21 +105,14 @@ def relevance_pairs(split: str) -> list[dict]:
 def main() -> int:
     splits: dict[str, list[dict]] = {"train": [], "val": []}
     sources = []
-    scenarios_of: dict[str, list[tuple[str, dict]]] = {"train": [], "val": []}
     for set_name, path in timeline_files():
         split = "val" if set_name in VAL_SETS else "train"
         scenarios = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         for scenario in scenarios:
             splits[split] += pairs_of(set_name, scenario)
-            scenarios_of[split].append((set_name, scenario))
         sources.append({"set": set_name, "file": str(path.relative_to(REPO)), "split": split,
                         "scenarios": len(scenarios),
                         "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
-    for split, scenarios in scenarios_of.items():
-        rows = change_look_alike_pairs(scenarios, split)
-        splits[split] += rows
-        sources.append({"set": f"timelines' statements of change beside other scenarios' answers ({split})",
-                        "file": "the timeline files above", "split": split, "pairs": len(rows)})
     if HANDWRITTEN.is_file():
         rows = handwritten_pairs()
         for row in rows:
