@@ -132,8 +132,9 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
 def test_the_precedence_order_takes_the_read_hits_own_scores_and_never_reads_a_superseded_one(service, specs, verdicts,
                                                                                                depth):
     """Any verdicts of the precedence model, at any depth: only current hits are read, at most `depth`, in pairs in
-    time order (a verdict: the newer answers, the older, or not sure); they keep their places above every hit not read, the scores among them are theirs (in a new order),
-    a hit that wins every pair it is in comes first, and a superseded memory still comes after every current one."""
+    time order (a verdict: the newer answers, the older, or not sure); they keep their places above every hit not
+    read, the scores among them are theirs (in a new order), a hit that wins every pair it is in comes first, and a
+    superseded memory still comes after every current one."""
     namespace = f"precede{next(_namespaces)}"
     ids = [service.save(namespace, NewMemory(f"note {n}")).memory.id for n in range(len(specs) + 1)]
     for n, (_score, superseded) in enumerate(specs):

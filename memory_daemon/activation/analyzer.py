@@ -185,8 +185,8 @@ class ActivationPipeline:
                 self.statuses.append(status)
             if self.settings.precedence_model:
                 self.precedence_model, status = timed_load(
-                    "precedence model (fine-tuned MiniLM cross-encoder int8 ONNX)", str(models_dir() / PRECEDENCE_MODEL),
-                    lambda: PrecedenceModel.load(threads=RELATION_THREADS))
+                    "precedence model (fine-tuned MiniLM cross-encoder int8 ONNX)",
+                    str(models_dir() / PRECEDENCE_MODEL), lambda: PrecedenceModel.load(threads=RELATION_THREADS))
                 if status.ok:
                     status.sha256 = manifest_digest(PRECEDENCE_MODEL, "model_int8.onnx")
                 else:

@@ -48,7 +48,8 @@ def summarise(pairs: Sequence[dict], newer: Sequence[float]) -> dict:
         groups[f"other {pair.get('other', '?')}"].append(ok)
         groups[f"kind {pair.get('kind', '?')}"].append(ok)
     return {"pairs": len(pairs), "accuracy": round(sum(right) / len(right), 4) if right else None,
-            "always_newer_accuracy": round(sum(p["label"] == "NEWER" for p in pairs) / len(pairs), 4) if pairs else None,
+            "always_newer_accuracy": round(sum(p["label"] == "NEWER" for p in pairs) / len(pairs), 4)
+            if pairs else None,
             "by_group": {name: {"pairs": len(oks), "accuracy": round(sum(oks) / len(oks), 4)}
                          for name, oks in sorted(groups.items())}}
 
