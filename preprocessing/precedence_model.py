@@ -43,7 +43,12 @@ class PrecedenceModel:
         return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(sure))
 
     def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        inputs = [(question, memories_text(older, newer)) for older, newer in pairs]
+        return self.newer_probabilities([(question, older, newer) for older, newer in pairs])
+
+    def newer_probabilities(self, triples: Sequence[tuple[str, str, str]]) -> list[float]:
+        """The probability of NEWER for each (question, older, newer), all in one call (evaluation sends a question
+        a pair)."""
+        inputs = [(question, memories_text(older, newer)) for question, older, newer in triples]
         return [float(p) for p in self.probabilities(inputs)[:, self._newer]]
 
     def verdicts(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[bool | None]:

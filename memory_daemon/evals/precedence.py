@@ -11,7 +11,8 @@ from pathlib import Path
 from preprocessing.precedence_model import LABELS
 
 REPO = Path(__file__).resolve().parents[2]
-# Pairs from timeline sets the model never trained on (models/precedence/data/build.py, VAL_SETS).
+# The model's val split: timeline sets, contrast families and relevance look-alikes it never trained on
+# (models/precedence/data/DATASET.md).
 VALIDATION = REPO / "models" / "precedence" / "data" / "val.jsonl"
 FIELDS = ("question", "older", "newer", "label")
 
@@ -56,14 +57,9 @@ def summarise(pairs: Sequence[dict], newer: Sequence[float]) -> dict:
 
 def model_scores(model, pairs: Sequence[dict], batch: int = 32) -> list[float]:
     """The model's probability of NEWER for each pair, `batch` pairs a call (each with its own question)."""
-    from preprocessing.precedence_model import memories_text
-
-    newer = LABELS.index("NEWER")
     out: list[float] = []
     for start in range(0, len(pairs), batch):
-        chunk = pairs[start:start + batch]
-        out += [float(p) for p in model.probabilities(
-            [(p["question"], memories_text(p["older"], p["newer"])) for p in chunk])[:, newer]]
+        out += model.newer_probabilities([(p["question"], p["older"], p["newer"]) for p in pairs[start:start + batch]])
     return out
 
 

@@ -29,13 +29,13 @@ def choose_sure(pairs: list[dict], newer: list[float]) -> tuple[float, dict]:
     """The lowest `sure` on a 0.01 grid from 0.50 at which at most MAX_WRONG_DECIDED of the val pairs the model decides
     are decided wrongly, with what it decides there per group."""
     for sure in [round(0.5 + step / 100, 2) for step in range(50)]:
-        decided = [(verdict(p, sure), pair) for p, pair in zip(newer, pairs) if verdict(p, sure) is not None]
+        said = [verdict(p, sure) for p in newer]
+        decided = [(v, pair) for v, pair in zip(said, pairs) if v is not None]
         wrong = sum(v != (pair["label"] == "NEWER") for v, pair in decided)
         if decided and wrong <= MAX_WRONG_DECIDED * len(decided):
             groups: dict[str, list[int]] = {}
-            for p, pair in zip(newer, pairs):
+            for v, pair in zip(said, pairs):
                 row = groups.setdefault(pair.get("other", "?").split(" ")[0] + "/" + pair.get("kind", "?"), [0, 0, 0])
-                v = verdict(p, sure)
                 row[2 if v is None else 0 if v == (pair["label"] == "NEWER") else 1] += 1
             return sure, {"decided": len(decided), "wrong": wrong, "pairs": len(pairs),
                           "by_group": {g: {"right": r[0], "wrong": r[1], "not_sure": r[2]} for g, r in sorted(groups.items())}}
