@@ -127,14 +127,17 @@ def test_the_reranker_keeps_superseded_memories_after_current_ones_whatever_it_r
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(0.001, 0.1), st.booleans()), min_size=1, max_size=10),
-       st.lists(st.sampled_from([True, False, None]), min_size=45, max_size=45), st.integers(0, 6))
-@example([(0.05, False), (0.05, False), (0.05, False)], [True] * 45, 3)  # equal scores: the order must still be theirs
+       st.lists(st.sampled_from([True, False, None]), min_size=45, max_size=45), st.integers(0, 6),
+       st.lists(st.booleans(), min_size=10, max_size=10))
+@example([(0.05, False), (0.05, False), (0.05, False)], [True] * 45, 3, [True] * 10)  # equal scores: still ordered
+@example([(0.05, False), (0.04, False), (0.03, False)], [True] * 45, 3, [False] * 10)  # nothing about the question
 def test_the_precedence_order_takes_the_read_hits_own_scores_and_never_reads_a_superseded_one(service, specs, verdicts,
-                                                                                               depth):
-    """Any verdicts of the precedence model, at any depth: only current hits are read, at most `depth`, in pairs in
-    time order (a verdict: the newer answers, the older, or not sure); they keep their places above every hit not
-    read, the scores among them are theirs (in a new order), a hit that wins every pair it is in comes first, and a
-    superseded memory still comes after every current one."""
+                                                                                               depth, about):
+    """Any verdicts of the precedence model, at any depth, any readings of relevance: only current hits are read, at
+    most `depth`, in pairs in time order with at least one memory about the question (a verdict: the newer answers,
+    the older, or not sure), and only a hit about the question wins a pair; the read hits keep their places above
+    every hit not read, the scores among them are theirs (in a new order), a hit that wins every pair it is in comes
+    first, and a superseded memory still comes after every current one."""
     namespace = f"precede{next(_namespaces)}"
     ids = [service.save(namespace, NewMemory(f"note {n}")).memory.id for n in range(len(specs) + 1)]
     for n, (_score, superseded) in enumerate(specs):
@@ -147,16 +150,22 @@ def test_the_precedence_order_takes_the_read_hits_own_scores_and_never_reads_a_s
     read_pairs: list[tuple[str, str]] = []
     order = {rows[m].content: n for n, m in enumerate(ids[:len(specs)])}
 
+    relevant = {m for n, m in enumerate(ids[:len(specs)]) if about[n]}
+
     def precedence(question: str, pairs):
         read_pairs.extend(pairs)
         assert all(order[older] < order[newer] for older, newer in pairs), "a pair was not in time order"
+        assert all(ids[order[older]] in relevant or ids[order[newer]] in relevant for older, newer in pairs), \
+            "a pair with neither memory about the question was read"
         return verdicts[:len(pairs)]
 
-    wins = ordered_by_precedence(final, rows, "note", precedence, depth)
+    wins = ordered_by_precedence(final, rows, "note", precedence, depth, lambda hits: relevant.intersection(hits))
     assert all(not rows[m].superseded_by for m in wins) and len(wins) <= max(depth, 0)
+    assert all(wins[m] == 0 for m in wins if m not in relevant), "a hit not about the question won a pair"
     assert not wins or len(wins) >= 2
     if wins:
-        assert len(read_pairs) == len(wins) * (len(wins) - 1) // 2
+        assert len(read_pairs) == sum(1 for i, a in enumerate(wins) for b in list(wins)[i + 1:]
+                                      if a in relevant or b in relevant)
         unread = [before[m] for m in final if m not in wins]
         assert not unread or min(final[m] for m in wins) >= max(unread), "an unread hit came before a read one"
         assert all(abs(a - b) < 1e-9 for a, b in zip(sorted(final[m] for m in wins), sorted(before[m] for m in wins)))

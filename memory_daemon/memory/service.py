@@ -283,7 +283,7 @@ class MemoryService:
             activation.relevance if activation is not None else None,
             activation.holders if activation is not None else None,
             self._holder_readings.statements if self._holder_readings is not None else None,
-            activation.precedence if activation is not None else None,
+            activation.precedence if activation is not None and activation.settings.precedence_model else None,
         )
 
     @property

@@ -42,6 +42,9 @@ PARTIAL_MARGIN = 0.05
 # (words, meaning, a named time span) decides among the hits it is sure of.
 RERANK_CLIP = 0.05
 
+# The relevance model's decision in training: a memory read at this probability or more is about the query.
+RELEVANT_AT = 0.5
+
 # (query, texts) -> the probability that each text answers the query, or None when no model can say
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
 # (question, [(older text, newer text)]) -> for each pair, True when the newer answers the question now, False when the
@@ -260,27 +263,32 @@ def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
 
 
 def ordered_by_precedence(final: dict[str, float], rows: dict[str, MemoryRow], text: str, precedence: Precedence,
-                          depth: int) -> dict[str, float]:
+                          depth: int, relevant: Callable[[Sequence[str]], "set[str] | None"]) -> dict[str, float]:
     """The best `depth` current hits read in pairs, each pair in time order, by the precedence model: which of the two
     answers the question now. "My running club meets on Tuesday evenings" and, later, "Running club has moved its
     meetup to Thursdays, still at Fenwick Park" both stay current (a partial update), and only the question says
-    which one answers: the day, or the park. A pair the model is not sure of counts for neither. The hits are ordered
-    by the pairs each wins, a tie (none, or a cycle) keeping the fused order, and take the same scores in that order,
-    so the order is still the scores'. Returns each read hit's wins; {} when the model cannot answer (the order
+    which one answers: the day, or the park. A verdict counts only for a memory the relevance model reads as about
+    the question (`relevant`: those of the given hits it does): the precedence model learnt which of two memories on
+    the question's subject answers it, and a statement of change about another subject is outside that. A pair of
+    which neither is relevant is not read; one the model is not sure of counts for neither. The hits are ordered by
+    the pairs each wins, a tie (none, or a cycle) keeping the fused order, and take the same scores in that order,
+    so the order is still the scores'. Returns each read hit's wins; {} when a model cannot answer (the order
     stays)."""
     current = [m for m in final if not rows[m].superseded_by]
     top = heapq.nlargest(depth, current, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
-    if len(top) < 2:
+    if len(top) < 2 or (about := relevant(top)) is None:
         return {}
     in_time = [tuple(sorted(pair, key=lambda m: (rows[m].created_at, m))) for pair in
-               ((a, b) for i, a in enumerate(top) for b in top[i + 1:])]
+               ((a, b) for i, a in enumerate(top) for b in top[i + 1:]) if about.intersection(pair)]
+    if not in_time:
+        return {}
     verdicts = precedence(text, [(rows[older].content, rows[later].content) for older, later in in_time])
     if verdicts is None:
         return {}
     wins = dict.fromkeys(top, 0)
     for (older, later), newer_answers in zip(in_time, verdicts, strict=True):
-        if newer_answers is not None:
-            wins[later if newer_answers else older] += 1
+        if newer_answers is not None and (winner := later if newer_answers else older) in about:
+            wins[winner] += 1
     ordered = sorted(top, key=lambda m: -wins[m])  # stable: ties keep the fused order
     level = max((final[m] for m in current if m not in wins), default=-math.inf)
     # From the last up, each takes its place's score, nudged just above the one below it (or the best hit not read)
@@ -374,12 +382,26 @@ class HybridRetriever:
         # A question about the past, or one naming a span of time, is not asked about now: the span decides.
         if self._precedence is not None and query.rerank and not query.signals and not with_history \
                 and window is None and self._settings.precedence_depth > 1:
-            wins = ordered_by_precedence(final, rows, query.text, self._precedence, self._settings.precedence_depth)
+            wins = ordered_by_precedence(final, rows, query.text, self._precedence, self._settings.precedence_depth,
+                                         lambda top: self._about_the_question(query.text, top, rows, found))
             if wins:
                 found["precedence"] = wins
         ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
         return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]
+
+    def _about_the_question(self, text: str, hits: Sequence[str], rows: dict[str, MemoryRow],
+                            found: dict[str, dict[str, float]]) -> set[str] | None:
+        """Those of `hits` the relevance model reads as about the question (probability RELEVANT_AT or more): the
+        reranker's readings where it made them, the others read now in one batch; None when the model cannot say."""
+        read = dict(found.get("rerank", {}))
+        unread = [m for m in hits if m not in read]
+        if unread:
+            if self._relevance is None or (probabilities := self._relevance(text, [rows[m].content for m in unread])) \
+                    is None:
+                return None
+            read.update(zip(unread, probabilities, strict=True))
+        return {m for m in hits if read[m] >= RELEVANT_AT}
 
     def _pass_relevance_to_successors(self, query: SearchQuery, found: dict[str, dict[str, float]],
                                       rows: dict[str, MemoryRow], signals: Sequence[str]) -> None:
