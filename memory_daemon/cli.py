@@ -217,6 +217,56 @@ def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
     add_rpc_verbs(parser, methods, rpc_descriptions(), _add_client_options)
 
 
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """Runs the `cortexd eval` suite asked for."""
+    from memory_daemon.evals.activation import DEFAULT_DATA, evaluate_activation, evaluate_intent
+
+    if args.suite == "intent":
+        return evaluate_intent(Path(args.data) if args.data else None)
+    if args.suite == "relations":
+        from memory_daemon.evals.relations import evaluate_relations
+
+        return evaluate_relations([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
+    if args.suite == "relevance":
+        from memory_daemon.evals.relevance import evaluate_relevance
+
+        return evaluate_relevance([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
+    if args.suite == "precedence":
+        from memory_daemon.evals.precedence import evaluate_precedence
+
+        return evaluate_precedence([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
+    if args.suite == "holders":
+        from memory_daemon.evals.holders import evaluate_holders
+
+        return evaluate_holders([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
+    if args.suite == "retrieval":
+        from memory_daemon.evals.retrieval import evaluate_retrieval
+
+        return evaluate_retrieval(Path(args.data) if args.data else None, args.json)
+    if args.suite == "timelines":
+        from memory_daemon.evals.timelines import evaluate_timelines
+
+        paths = [Path(p) for p in ([args.path] if args.path else []) + (args.data.split(",") if args.data else [])]
+        return evaluate_timelines(paths or None, args.json)
+    if args.suite == "locomo":
+        from memory_daemon.evals.locomo import evaluate_locomo
+        from memory_daemon.evals.locomo_data import parse_positions
+
+        if not (args.path or args.data):
+            print("cortexd eval locomo: give the path of locomo10.json or of its per-conversation files",
+                  file=sys.stderr)
+            return 2
+        positions = parse_positions(args.conversations) if args.conversations else None
+        return evaluate_locomo(Path(args.path or args.data), positions, cortexd=not args.baselines_only,
+                               baselines=not args.cortexd_only, as_json=args.json, signals=tuple(args.signal))
+    if args.suite == "kinds":
+        from memory_daemon.evals.kinds import evaluate_kinds
+
+        return evaluate_kinds(Path(args.data) if args.data else None, args.json)
+    return evaluate_activation(Path(args.data) if args.data else DEFAULT_DATA, args.json)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The `cortexd` command. A reader that stops early (`cortexd search x | head -1`) ends it quietly, as it would
     end `grep`: exit status 141 (SIGPIPE's), no traceback and no "[Errno 32]"."""
@@ -248,51 +298,11 @@ def _main(argv: list[str] | None = None) -> int:
 
         return run_demo()
     if args.verb == "eval":
-        from memory_daemon.evals.activation import DEFAULT_DATA, evaluate_activation, evaluate_intent
-
-        if args.suite == "intent":
-            return evaluate_intent(Path(args.data) if args.data else None)
-        if args.suite == "relations":
-            from memory_daemon.evals.relations import evaluate_relations
-
-            return evaluate_relations([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
-        if args.suite == "relevance":
-            from memory_daemon.evals.relevance import evaluate_relevance
-
-            return evaluate_relevance([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
-        if args.suite == "precedence":
-            from memory_daemon.evals.precedence import evaluate_precedence
-
-            return evaluate_precedence([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
-        if args.suite == "holders":
-            from memory_daemon.evals.holders import evaluate_holders
-
-            return evaluate_holders([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
-        if args.suite == "retrieval":
-            from memory_daemon.evals.retrieval import evaluate_retrieval
-
-            return evaluate_retrieval(Path(args.data) if args.data else None, args.json)
-        if args.suite == "timelines":
-            from memory_daemon.evals.timelines import evaluate_timelines
-
-            paths = [Path(p) for p in ([args.path] if args.path else []) + (args.data.split(",") if args.data else [])]
-            return evaluate_timelines(paths or None, args.json)
-        if args.suite == "locomo":
-            from memory_daemon.evals.locomo import evaluate_locomo
-            from memory_daemon.evals.locomo_data import parse_positions
-
-            if not (args.path or args.data):
-                print("cortexd eval locomo: give the path of locomo10.json or of its per-conversation files",
-                      file=sys.stderr)
-                return 2
-            positions = parse_positions(args.conversations) if args.conversations else None
-            return evaluate_locomo(Path(args.path or args.data), positions, cortexd=not args.baselines_only,
-                                   baselines=not args.cortexd_only, as_json=args.json, signals=tuple(args.signal))
-        if args.suite == "kinds":
-            from memory_daemon.evals.kinds import evaluate_kinds
-
-            return evaluate_kinds(Path(args.data) if args.data else None, args.json)
-        return evaluate_activation(Path(args.data) if args.data else DEFAULT_DATA, args.json)
+        try:
+            return _evaluate(args)
+        except (OSError, ValueError) as error:  # data that cannot be read: say what and where, no traceback
+            print(f"cortexd eval {args.suite}: {error}", file=sys.stderr)
+            return 2
     if args.verb == "bench":
         from memory_daemon.bench.runner import run_bench
 

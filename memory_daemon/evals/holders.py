@@ -13,6 +13,7 @@ import numpy as np
 
 from preprocessing.holder_model import LABELS
 
+from memory_daemon.evals.jsonl import json_objects
 from memory_daemon.evals.relevance import average_precision
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,14 +35,11 @@ def load_statements(path: Path) -> list[Statement]:
     """Every line of a {text, label[, kind, family]} JSONL; the label is USER or OTHER. Bad JSON, a missing field or
     another label is an error naming the line."""
     statements = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, row in json_objects(path):
         try:
-            row = json.loads(line)
             text, label = row["text"], str(row["label"]).upper()
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}:{number}: needs JSON with text and label ({error})") from None
+        except KeyError as error:
+            raise ValueError(f"{path}:{number}: needs text and label; missing {error}") from None
         if label not in LABELS or not isinstance(text, str) or not text.strip():
             raise ValueError(f"{path}:{number}: needs a non-empty text and a label in {list(LABELS)}, not {label!r}")
         statements.append(Statement(text, label, str(row.get("kind", "")), str(row.get("family", f"line-{number}"))))

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from preprocessing.precedence_model import LABELS
 
+from memory_daemon.evals.jsonl import json_objects
+
 REPO = Path(__file__).resolve().parents[2]
 # The model's val split: timeline sets, contrast families and relevance look-alikes it never trained on
 # (models/precedence/data/DATASET.md).
@@ -21,15 +23,7 @@ def load_pairs(path: Path) -> list[dict]:
     """Every line of a {question, older, newer, label[, kind, other, family]} JSONL; the label is OLDER or NEWER.
     Bad JSON, a missing field or another label is an error naming the line."""
     pairs = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}:{number}: not JSON ({error})") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}:{number}: needs a JSON object with {', '.join(FIELDS)}")
+    for number, row in json_objects(path):
         missing = [f for f in FIELDS if not isinstance(row.get(f), str)]
         if missing:
             raise ValueError(f"{path}:{number}: needs text fields {', '.join(FIELDS)}; missing {', '.join(missing)}")

@@ -14,6 +14,7 @@ from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecke
 from preprocessing.relation_model import RELATIONS
 
 from memory_daemon.evals.heldout import PAIRS_JUDGED, split_files
+from memory_daemon.evals.jsonl import json_objects
 from memory_daemon.evals.targets import verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,17 +30,12 @@ TARGETS = {
 
 
 def load_pairs(path: Path) -> list[dict]:
+    """Every line of an {existing, new, label} JSONL, the label a relation; anything else is an error naming the line."""
     rows = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
-    for number, row in enumerate(rows, 1):
-        missing = {"existing", "new", "label"} - set(row)
-        if missing or row["label"] not in RELATIONS:
+    for number, row in json_objects(path):
+        if {"existing", "new", "label"} - set(row) or row["label"] not in RELATIONS:
             raise ValueError(f"{path}:{number}: needs existing, new and a label in {list(RELATIONS)}")
+        rows.append(row)
     return rows
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from preprocessing.relevance_model import LABELS, MIN_DENSE_ON_TOPIC
 
+from memory_daemon.evals.jsonl import json_objects
 from memory_daemon.evals.relations import cosines
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,17 +37,14 @@ def load_pairs(path: Path) -> list[RelevancePair]:
     """Every line of a {query, memory, label[, kind, family, source]} JSONL; the label is RELEVANT / OFF_TOPIC or 1 / 0.
     Bad JSON, a missing field or another label is an error naming the line."""
     pairs = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, row in json_objects(path):
         try:
-            row = json.loads(line)
             raw = row["label"]
             label = ("RELEVANT" if raw else "OFF_TOPIC") if isinstance(raw, (bool, int)) and raw in (0, 1) \
                 else str(raw).upper()
             query, memory = row["query"], row["memory"]
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}:{number}: needs JSON with query, memory and label ({error})") from None
+        except KeyError as error:
+            raise ValueError(f"{path}:{number}: needs query, memory and label; missing {error}") from None
         if label not in LABELS:
             raise ValueError(f"{path}:{number}: unknown label {raw!r}; use {list(LABELS)} or 1 / 0")
         pairs.append(RelevancePair(query, memory, label, row.get("kind", ""),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memory_daemon.evals.jsonl import json_objects
 from memory_daemon.evals.targets import verdict
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "retrieval"
@@ -118,8 +119,7 @@ class Dataset:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return [row for _number, row in json_objects(path)]
 
 
 def load_dataset(data_dir: Path) -> Dataset:
