@@ -1,13 +1,13 @@
 """Build the precedence model's pairs from timeline files: (question, older memory, newer memory) -> which answers now."""
 
 # Usage (runtime venv): .venv/bin/python models/precedence/data/build.py
-# Three sources (DATASET.md). Timelines: every scenario gives, for its current memory and each other memory of it,
+# Four sources (DATASET.md). Timelines: every scenario gives, for its current memory and each other memory of it,
 # one pair in time order, labelled NEWER when the current memory is the newer of the two and OLDER when it is the
 # older; split by set, never by scenario: VAL_SETS are the validation split; EXCLUDED are never read (held-out splits
 # nobody has scored, and one whose text was shown once but which was never scored). Hand-written contrast families
-# (pairs_handwritten.jsonl): one older and one newer note with questions answered by each; split by family. The
-# relevance model's pairs (models/relevance/data): an answer and a look-alike of one question put in a seeded time
-# order, so that a newer memory on the subject that does not answer loses; its own train and val splits.
+# (pairs_handwritten.jsonl, pairs_siblings.jsonl): one older and one newer note with questions answered by each; split
+# by family. The relevance model's pairs (models/relevance/data): an answer and a look-alike of one question put in a
+# seeded time order, so that a newer memory on the subject that does not answer loses; its own train and val splits.
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 DATA = REPO / "tests" / "data"
 VAL_SETS = ("heldout_24", "heldout_25")
-HANDWRITTEN = HERE / "pairs_handwritten.jsonl"
+# name -> file: P2's contrast families of six kinds, and P4's of sibling subjects (DATASET.md)
+HANDWRITTEN = {"handwritten": HERE / "pairs_handwritten.jsonl", "siblings": HERE / "pairs_siblings.jsonl"}
 HANDWRITTEN_VAL_SHARE = 0.2  # of the hand-written families, by a hash of the family id
 RELEVANCE = REPO / "models" / "relevance" / "data"
 # The relevance pairs used: answers and look-alikes of the team's questions and of hand-written queries. An older
@@ -65,13 +66,13 @@ def split_of_family(family: str) -> str:
     return "val" if digest / 0xFFFFFFFF < HANDWRITTEN_VAL_SHARE else "train"
 
 
-def handwritten_pairs() -> list[dict]:
+def handwritten_pairs(name: str, path: Path) -> list[dict]:
     """The hand-written families' questions, each with the family's older and newer note."""
     rows = []
-    for line in HANDWRITTEN.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            rows.append({"family": f"handwritten/{row['family']}", "kind": row["category"], "other": "handwritten",
+            rows.append({"family": f"{name}/{row['family']}", "kind": row["category"], "other": name,
                          "question": row["question"], "older": row["older"], "newer": row["newer"],
                          "label": "NEWER" if row["answer"] == "newer" else "OLDER"})
     return rows
@@ -113,12 +114,12 @@ def main() -> int:
         sources.append({"set": set_name, "file": str(path.relative_to(REPO)), "split": split,
                         "scenarios": len(scenarios),
                         "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
-    if HANDWRITTEN.is_file():
-        rows = handwritten_pairs()
+    for name, path in HANDWRITTEN.items():
+        rows = handwritten_pairs(name, path)
         for row in rows:
             splits[split_of_family(row["family"])].append(row)
-        sources.append({"set": "handwritten", "file": str(HANDWRITTEN.relative_to(REPO)), "split": "by family",
-                        "pairs": len(rows), "sha256": hashlib.sha256(HANDWRITTEN.read_bytes()).hexdigest()})
+        sources.append({"set": name, "file": str(path.relative_to(REPO)), "split": "by family",
+                        "pairs": len(rows), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
     for split in ("train", "val"):
         rows = relevance_pairs(split)
         splits[split] += rows
