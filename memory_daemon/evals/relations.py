@@ -30,7 +30,8 @@ TARGETS = {
 
 
 def load_pairs(path: Path) -> list[dict]:
-    """Every line of an {existing, new, label} JSONL, the label a relation; anything else is an error naming the line."""
+    """Every line of an {existing, new, label} JSONL, the label a relation; anything else is an error naming the
+    line."""
     rows = []
     for number, row in json_objects(path):
         if {"existing", "new", "label"} - set(row) or row["label"] not in RELATIONS:

@@ -1,6 +1,6 @@
 """Score the precedence model on val (int8, and fp32 when given), time it, and write its manifest metrics and REPORT.md."""
 
-# Usage (runtime venv, no torch): .venv/bin/python models/precedence/evaluate.py [--fp32 ONNX]
+# Usage (runtime venv, no torch): .venv/bin/python models/precedence/evaluate.py [--fp32 ONNX] [--sure-step 0.01]
 
 from __future__ import annotations
 
@@ -23,15 +23,15 @@ from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE  # noqa: E40
 
 
 MAX_WRONG_DECIDED = 0.03  # the share of val pairs decided (sure either way) that may be decided wrongly
-# `sure` is looked for in steps of this much from 0.5 (0.01 until session 41: a model whose probabilities end at 0.990
-# had no room on it)
-SURE_STEP = 0.001
+# `sure` is looked for in steps of this much from 0.5 (`--sure-step`; session 41's candidates used 0.001: a model whose
+# probabilities end at 0.990 has no room on the coarser grid the shipped model's `sure` was chosen on)
+SURE_STEP = 0.01
 
 
-def choose_sure(pairs: list[dict], newer: list[float]) -> tuple[float, dict]:
-    """The lowest `sure` in SURE_STEP steps from 0.5 at which at most MAX_WRONG_DECIDED of the val pairs the model decides
+def choose_sure(pairs: list[dict], newer: list[float], step: float = SURE_STEP) -> tuple[float, dict]:
+    """The lowest `sure` in steps of `step` from 0.5 at which at most MAX_WRONG_DECIDED of the val pairs the model decides
     are decided wrongly, with what it decides there per group."""
-    for sure in [round(0.5 + step * SURE_STEP, 6) for step in range(round(0.5 / SURE_STEP))]:
+    for sure in [round(0.5 + n * step, 6) for n in range(round(0.5 / step))]:
         said = [verdict(p, sure) for p in newer]
         decided = [(v, pair) for v, pair in zip(said, pairs) if v is not None]
         wrong = sum(v != (pair["label"] == "NEWER") for v, pair in decided)
@@ -120,7 +120,10 @@ train labels {training['train_labels']}; selection: {training['selection']}; bes
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--fp32", help="the fp32 ONNX export, to compare with the shipped int8 file")
+    p.add_argument("--sure-step", type=float, default=SURE_STEP, help="the grid `sure` is chosen on (%(default)s)")
     args = p.parse_args(argv)
+    if not 0 < args.sure_step < 0.5:
+        p.error(f"--sure-step {args.sure_step} is not in (0, 0.5)")
     pairs = load_pairs(VALIDATION)
     model = PrecedenceModel(HERE / MODEL_FILE, HERE / TOKENIZER_FILE, threads=2)
     int8 = model_scores(model, pairs)
@@ -131,10 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         val["int8_vs_fp32_agreement"] = round(float(np.mean([(a >= 0.5) == (b >= 0.5) for a, b in zip(int8, fp32)])), 4)
     manifest_path = HERE / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    sure, decisions = choose_sure(pairs, int8)
+    sure, decisions = choose_sure(pairs, int8, args.sure_step)
     manifest["sure"] = sure
-    manifest["sure_rule"] = (f"lowest in steps of {SURE_STEP} with at most {MAX_WRONG_DECIDED:.0%} of the val pairs decided "
-                             "(sure either way) decided wrongly (int8)")
+    manifest["sure_rule"] = (f"lowest on a {args.sure_step} grid with at most {MAX_WRONG_DECIDED:.0%} of the val pairs "
+                             "decided (sure either way) decided wrongly (int8)")
     manifest["metrics"] = {"val": val, "sure_decisions": decisions, "latency_ms": latency(model, pairs)}
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     write_report(manifest, HERE / "REPORT.md")

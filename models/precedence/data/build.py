@@ -1,16 +1,18 @@
 """Build the precedence model's pairs from timeline files: (question, older memory, newer memory) -> which answers now."""
 
-# Usage (runtime venv): .venv/bin/python models/precedence/data/build.py
-# Four sources (DATASET.md). Timelines: every scenario gives, for its current memory and each other memory of it,
+# Usage (runtime venv): .venv/bin/python models/precedence/data/build.py [--siblings]
+# Three sources (DATASET.md). Timelines: every scenario gives, for its current memory and each other memory of it,
 # one pair in time order, labelled NEWER when the current memory is the newer of the two and OLDER when it is the
 # older; split by set, never by scenario: VAL_SETS are the validation split; EXCLUDED are never read (held-out splits
 # nobody has scored, and one whose text was shown once but which was never scored). Hand-written contrast families
-# (pairs_handwritten.jsonl, pairs_siblings.jsonl): one older and one newer note with questions answered by each; split
-# by family. The relevance model's pairs (models/relevance/data): an answer and a look-alike of one question put in a
-# seeded time order, so that a newer memory on the subject that does not answer loses; its own train and val splits.
+# (pairs_handwritten.jsonl; with --siblings also pairs_siblings.jsonl and pairs_siblings_2.jsonl): one older and one
+# newer note with questions answered by each; split by family. The relevance model's pairs (models/relevance/data):
+# an answer and a look-alike of one question put in a seeded time order, so that a newer memory on the subject that
+# does not answer loses; its own train and val splits.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import random
@@ -21,8 +23,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 DATA = REPO / "tests" / "data"
 VAL_SETS = ("heldout_24", "heldout_25")
-# name -> file: P2's contrast families of six kinds, and P4's of sibling subjects (DATASET.md)
-HANDWRITTEN = {"handwritten": HERE / "pairs_handwritten.jsonl", "siblings": HERE / "pairs_siblings.jsonl"}
+# name -> file: the contrast families of six kinds the shipped model (P2s) was trained with, and the sibling subjects
+# only session 41's candidates were (`--siblings`; README, Quality, "Session 41")
+HANDWRITTEN = {"handwritten": HERE / "pairs_handwritten.jsonl"}
+SIBLINGS = {"siblings": HERE / "pairs_siblings.jsonl", "siblings_2": HERE / "pairs_siblings_2.jsonl"}
 HANDWRITTEN_VAL_SHARE = 0.2  # of the hand-written families, by a hash of the family id
 RELEVANCE = REPO / "models" / "relevance" / "data"
 # The relevance pairs used: answers and look-alikes of the team's questions and of hand-written queries. An older
@@ -103,7 +107,11 @@ def relevance_pairs(split: str) -> list[dict]:
     return rows
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--siblings", action="store_true",
+                        help="add the sibling-subject families (P5's data; the shipped model was built without them)")
+    args = parser.parse_args(argv)
     splits: dict[str, list[dict]] = {"train": [], "val": []}
     sources = []
     for set_name, path in timeline_files():
@@ -114,7 +122,7 @@ def main() -> int:
         sources.append({"set": set_name, "file": str(path.relative_to(REPO)), "split": split,
                         "scenarios": len(scenarios),
                         "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
-    for name, path in HANDWRITTEN.items():
+    for name, path in (HANDWRITTEN | SIBLINGS if args.siblings else HANDWRITTEN).items():
         rows = handwritten_pairs(name, path)
         for row in rows:
             splits[split_of_family(row["family"])].append(row)
