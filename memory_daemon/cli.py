@@ -616,14 +616,10 @@ def _records_from_file(path: str, keys: tuple[str, ...]):
 
 
 def _records(path: str, lines, keys: tuple[str, ...]):
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path}:{number}: not valid JSON: {error}") from None
-        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+    from memory_daemon.core.jsonl import json_objects
+
+    for number, record in json_objects(lines, path):
+        if not isinstance(record.get("text"), str):
             raise ValueError(f'{path}:{number}: expected an object with a "text" string')
         problem = _record_problem(record)
         if problem:

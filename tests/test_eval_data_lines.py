@@ -25,7 +25,7 @@ GOOD = {
 
 
 @pytest.mark.parametrize("suite", sorted(GOOD))
-@pytest.mark.parametrize("bad_line, says", [("{oops", "not JSON"), ("[1, 2]", "needs a JSON object, not list"),
+@pytest.mark.parametrize("bad_line, says", [("{oops", "not valid JSON"), ("[1, 2]", "needs a JSON object, not list"),
                                              ('"text"', "needs a JSON object, not str")])
 def test_a_line_that_is_not_a_json_object_is_named(tmp_path, suite, bad_line, says):
     load, good = GOOD[suite]
@@ -43,4 +43,4 @@ def test_the_cli_says_which_line_of_a_data_file_is_bad(tmp_path, suite):
     path.write_text('{"id": "t1"}\n[oops\n', encoding="utf-8")
     result = subprocess.run(CORTEXD + ["eval", suite, "--data", str(path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2, result.stderr
-    assert "scenarios.jsonl:2: not JSON" in result.stderr and "Traceback" not in result.stderr
+    assert "scenarios.jsonl:2: not valid JSON" in result.stderr and "Traceback" not in result.stderr

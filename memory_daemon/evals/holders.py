@@ -13,7 +13,7 @@ import numpy as np
 
 from preprocessing.holder_model import LABELS
 
-from memory_daemon.evals.jsonl import json_objects
+from memory_daemon.core.jsonl import json_objects_in
 from memory_daemon.evals.relevance import average_precision
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def load_statements(path: Path) -> list[Statement]:
     """Every line of a {text, label[, kind, family]} JSONL; the label is USER or OTHER. Bad JSON, a missing field or
     another label is an error naming the line."""
     statements = []
-    for number, row in json_objects(path):
+    for number, row in json_objects_in(path):
         try:
             text, label = row["text"], str(row["label"]).upper()
         except KeyError as error:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from preprocessing.precedence_model import LABELS
 
-from memory_daemon.evals.jsonl import json_objects
+from memory_daemon.core.jsonl import json_objects_in
 
 REPO = Path(__file__).resolve().parents[2]
 # The model's val split: timeline sets, contrast families and relevance look-alikes it never trained on
@@ -23,7 +23,7 @@ def load_pairs(path: Path) -> list[dict]:
     """Every line of a {question, older, newer, label[, kind, other, family]} JSONL; the label is OLDER or NEWER.
     Bad JSON, a missing field or another label is an error naming the line."""
     pairs = []
-    for number, row in json_objects(path):
+    for number, row in json_objects_in(path):
         missing = [f for f in FIELDS if not isinstance(row.get(f), str)]
         if missing:
             raise ValueError(f"{path}:{number}: needs text fields {', '.join(FIELDS)}; missing {', '.join(missing)}")

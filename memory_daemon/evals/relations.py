@@ -13,8 +13,8 @@ import numpy as np
 from preprocessing.dedup import DedupAction, DedupCandidate, DeduplicationChecker
 from preprocessing.relation_model import RELATIONS
 
+from memory_daemon.core.jsonl import json_objects_in
 from memory_daemon.evals.heldout import PAIRS_JUDGED, split_files
-from memory_daemon.evals.jsonl import json_objects
 from memory_daemon.evals.targets import verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ def load_pairs(path: Path) -> list[dict]:
     """Every line of an {existing, new, label} JSONL, the label a relation; anything else is an error naming the
     line."""
     rows = []
-    for number, row in json_objects(path):
+    for number, row in json_objects_in(path):
         if {"existing", "new", "label"} - set(row) or row["label"] not in RELATIONS:
             raise ValueError(f"{path}:{number}: needs existing, new and a label in {list(RELATIONS)}")
         rows.append(row)

@@ -13,7 +13,7 @@ import numpy as np
 
 from preprocessing.relevance_model import LABELS, MIN_DENSE_ON_TOPIC
 
-from memory_daemon.evals.jsonl import json_objects
+from memory_daemon.core.jsonl import json_objects_in
 from memory_daemon.evals.relations import cosines
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def load_pairs(path: Path) -> list[RelevancePair]:
     """Every line of a {query, memory, label[, kind, family, source]} JSONL; the label is RELEVANT / OFF_TOPIC or 1 / 0.
     Bad JSON, a missing field or another label is an error naming the line."""
     pairs = []
-    for number, row in json_objects(path):
+    for number, row in json_objects_in(path):
         try:
             raw = row["label"]
             label = ("RELEVANT" if raw else "OFF_TOPIC") if isinstance(raw, (bool, int)) and raw in (0, 1) \

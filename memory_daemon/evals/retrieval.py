@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from memory_daemon.evals.jsonl import json_objects
+from memory_daemon.core.jsonl import json_objects_in
 from memory_daemon.evals.targets import verdict
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "retrieval"
@@ -119,7 +119,7 @@ class Dataset:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    return [row for _number, row in json_objects(path)]
+    return [row for _number, row in json_objects_in(path)]
 
 
 def load_dataset(data_dir: Path) -> Dataset:
