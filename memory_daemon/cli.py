@@ -217,7 +217,6 @@ def _add_service_verbs(parser: argparse.ArgumentParser, service: str) -> None:
     add_rpc_verbs(parser, methods, rpc_descriptions(), _add_client_options)
 
 
-
 def _evaluate(args: argparse.Namespace) -> int:
     """Runs the `cortexd eval` suite asked for."""
     from memory_daemon.evals.activation import DEFAULT_DATA, evaluate_activation, evaluate_intent
