@@ -49,3 +49,18 @@ async def test_by_default_the_fused_order_puts_the_older_memory_first(module_dae
     hits = await _hits(module_daemon, "precedence-off")
     assert [hit["memory"]["content"] for hit in hits][:2] == [OLDER, NEWER], hits
     assert not any("precedence" in hit["signal_scores"] for hit in hits), hits
+
+
+async def test_a_sure_verdict_for_a_memory_about_something_else_does_not_count(daemon_with_precedence):
+    """The shipped model is sure (0.987) that the newer memory here answers, though only a word of it ("lesson") is
+    the question's: the relevance model reads it as off the question (0.015), so its verdict does not count and the
+    fused order stands."""
+    lesson = "Ines has violin lessons on Thursdays at 5pm."
+    elsewhere = "Update: the team lesson-learned review moved to Thursday."
+    async with mcp_session(daemon_with_precedence.address, "precedence-elsewhere") as host:
+        for text in (lesson, elsewhere):
+            payload(await host.call_tool("save_memory", {"content": text}))
+        hits = payload(await host.call_tool("search_memory", {"query": "When is Ines's violin lesson?"}))["hits"]
+    by_text = {hit["memory"]["content"]: hit for hit in hits}
+    assert hits[0]["memory"]["content"] == lesson, hits
+    assert by_text[elsewhere]["signal_scores"]["precedence"] == 0.0, hits  # read, and it won nothing
