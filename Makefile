@@ -17,8 +17,10 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/cortexd demo
 
+# Two workers, each given whole test files (their module-scoped daemons stay in one process): 10 minutes on two
+# cores instead of 18. `pytest` alone still runs everything in one process.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 proto: $(STAMP)
 	$(BIN)/python proto/generate.py
