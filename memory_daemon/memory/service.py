@@ -555,8 +555,12 @@ class MemoryService:
         """The ids of those memories that a newer one among them wholly updates, read as import reads a record
         against its neighbours: the relation judge with all its checks, a sure UPDATE no check overruled. Import reads
         a record against its IMPORT_PAIRS nearest memories only, so an update of a memory further away stays unlinked;
-        a context that shows both leaves the older out. The closest CONTEXT_UPDATE_PAIRS pairs at a cosine of
-        IMPORT_CANDIDATE_FLOOR or more are read, in one model call; without the relation model, or if it fails, none."""
+        a context that shows both leaves the older out. A newer memory that is linked to what it updates already (it
+        superseded a memory, or revises one in part) is not read again: one record replaces one statement, as import
+        has it, and the judge reads another holder's change ("brams feet grew again, hes a 33 now", which superseded
+        Bram's old size) as a sure update of the user's own fact ("My shoe size is 43 EU"). The closest
+        CONTEXT_UPDATE_PAIRS pairs at a cosine of IMPORT_CANDIDATE_FLOOR or more are read, in one model call; without
+        the relation model, or if it fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or len(rows) < 2:
             return set()
@@ -564,7 +568,8 @@ class MemoryService:
         for namespace in dict.fromkeys(r.namespace for r in rows):
             same = [r for r in rows if r.namespace == namespace]
             vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
-            pairs += [(cosine, older, newer) for older in same for newer in same
+            unlinked = [r for r in same if not self._is_linked_update(namespace, r)]
+            pairs += [(cosine, older, newer) for older in same for newer in unlinked
                       if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
                       and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
         known = {r.id: r for r in rows}
@@ -577,6 +582,10 @@ class MemoryService:
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()
         return {pair.candidate.memory_id for pair in sure_updates(judged)}
+
+    def _is_linked_update(self, namespace: str, row: MemoryRow) -> bool:
+        """Whether the memory is linked to a memory it updates: it superseded one, or it revises one in part."""
+        return bool(row.meta.get(PARTIAL_UPDATE_KEY)) or bool(self._vectors.earlier_versions(namespace, row.id))
 
     def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
         wanted = list(dict.fromkeys(i.strip() for i in ids))
