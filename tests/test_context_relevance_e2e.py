@@ -1,6 +1,7 @@
 """compile_context through a real proxy: a question that shares no word with its answer still finds it (the relevance
 model and its gate), an unrelated task finds nothing, and without the model the cosine rule alone decides and the
-daemon says so; of two unlinked versions in one context, the older is left out only when the newer updates it all."""
+daemon says so; of two unlinked versions in one context, the older is left out only when the newer updates it all,
+and a memory already linked to what it changed leaves out nothing else."""
 
 from __future__ import annotations
 
@@ -117,3 +118,21 @@ async def test_a_context_shows_the_newer_of_two_unlinked_versions_only_when_it_u
         lines = await _context_of(host, question)
         assert any(newer in line for line in lines), lines
         assert any(older in line for line in lines) == older_kept, lines
+
+
+# Written for this test. Saving the nephew's change supersedes his old size; the relation model also reads it, alone,
+# as a sure UPDATE (0.998) of the user's own glove size, which the context then left out as outdated.
+SIBLING_CHANGE = ["My glove size is medium.", "My nephew Tomas wears small gloves.",
+                  "tomas hands grew again, hes a large now"]
+
+
+async def test_an_update_linked_to_what_it_changed_does_not_push_another_fact_out_of_the_context(module_daemon):
+    async with mcp_session(module_daemon.address, "ctx-linked-update") as host:
+        own, nephews = [payload(await host.call_tool("save_memory", {"content": text}))["memory"]["id"]
+                        for text in SIBLING_CHANGE[:2]]
+        change = payload(await host.call_tool("save_memory", {"content": SIBLING_CHANGE[2]}))
+        assert change["superseded_memories"] == [nephews], change  # the change is linked to what it changed
+        for question in ("What size gloves should I buy for myself?", "What glove size do I wear?"):
+            lines = await _context_of(host, question)
+            assert any(SIBLING_CHANGE[0] in line for line in lines), (question, lines)
+            assert not any(SIBLING_CHANGE[1] in line for line in lines), (question, lines)
