@@ -1,8 +1,7 @@
 """compile_context through a real proxy: a question that shares no word with its answer still finds it (the relevance
 model and its gate), an unrelated task finds nothing, and without the model the cosine rule alone decides and the
 daemon says so; of two unlinked versions in one context, the older is left out only when the newer updates it all,
-and a memory already linked to what it changed leaves out nothing else; a partial update stands alone in a context
-about what it changed."""
+and a memory already linked to what it changed leaves out nothing else."""
 
 from __future__ import annotations
 
@@ -137,21 +136,3 @@ async def test_an_update_linked_to_what_it_changed_does_not_push_another_fact_ou
             lines = await _context_of(host, question)
             assert any(SIBLING_CHANGE[0] in line for line in lines), (question, lines)
             assert not any(SIBLING_CHANGE[1] in line for line in lines), (question, lines)
-
-
-# Written for this test: a plan, then a partial update of it. The plan stays current for the hotel and the outbound
-# train; for the return journey the update answers.
-PLAN = "Team trip: train to Ghent on 12 May, staying at Hotel Verhaegen, back on 15 May."
-PLAN_CHANGE = "The train back from the team trip moved to 16 May."
-
-
-async def test_a_context_shows_a_partial_update_alone_for_what_changed_and_the_older_memory_for_the_rest(module_daemon):
-    async with mcp_session(module_daemon.address, "ctx-partial") as host:
-        plan = payload(await host.call_tool("save_memory", {"content": PLAN}))["memory"]["id"]
-        change = payload(await host.call_tool("save_memory", {"content": PLAN_CHANGE}))
-        assert change["superseded_memories"] == [], change  # the plan stays current for what the change leaves
-        assert change["memory"].get("meta", {}).get("partially_updates") == plan, change
-        changed = await _context_of(host, "When is the train back from the team trip?")
-        assert any(PLAN_CHANGE in line for line in changed) and not any(PLAN in line for line in changed), changed
-        kept = await _context_of(host, "Which hotel are we staying at on the team trip?")
-        assert any(PLAN in line for line in kept), kept

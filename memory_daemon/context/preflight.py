@@ -15,8 +15,6 @@ from memory_daemon.memory.service import MemoryService
 from memory_daemon.store.graph import EpisodeRow, FactRow
 from memory_daemon.core.timefmt import format_iso
 from memory_daemon.context.unified_search import SearchResult, UnifiedSearch
-from memory_daemon.retrieval.hybrid import asks_what_changed
-from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from preprocessing.relevance_model import MIN_DENSE_ON_TOPIC
 from preprocessing.terms import identifiers, query_terms, salient_keys
 
@@ -166,10 +164,8 @@ class ContextCompiler:
             return []
         relevant = [(hit, share) for hit, share in zip(hits, shares_of_best([h.score for h in hits]))
                     if share >= MIN_RELEVANCE]
-        # A memory a newer one here wholly updates is outdated even where import left the two unlinked; one a partial
-        # update here revises is, for a question about what changed.
-        outdated = self._memories.updated_among([hit.row for hit, _ in relevant if hit.kind == "memory"]) \
-            | revised_where_the_change_is_asked([hit for hit, _ in relevant])
+        # A memory a newer one here wholly updates is outdated even where import left the two unlinked.
+        outdated = self._memories.updated_among([hit.row for hit, _ in relevant if hit.kind == "memory"])
         lines = []
         for hit, relevance in relevant:
             row = hit.row
@@ -212,18 +208,6 @@ class ContextCompiler:
                             f" (since {format_iso(f.valid_from)[:10]}) [FACT:{f.id}]" + (f" (source {f.source})" if f.source else ""),
                             0.9 * f.confidence)
                 for f in facts.values()]
-
-
-def revised_where_the_change_is_asked(hits: Sequence[SearchResult]) -> set[str]:
-    """The ids of the memories a partial update among these hits revises, where the question asks what the update
-    changed by search's own test (hybrid.asks_what_changed): search puts the update above the older memory, and the
-    context shows the update alone. For a question about what it left unchanged, both stay."""
-    memories = {hit.row.id: hit.row for hit in hits if hit.kind == "memory"}
-    scores = {signal: {hit.row.id: hit.signal_scores[signal] for hit in hits
-                       if hit.kind == "memory" and signal in hit.signal_scores} for signal in ("dense", "lexical")}
-    return {revised for revision in memories.values()
-            if (revised := revision.meta.get(PARTIAL_UPDATE_KEY)) in memories
-            and asks_what_changed(revision, memories[revised], scores["dense"], scores["lexical"])}
 
 
 def shares_of_best(scores: Sequence[float]) -> list[float]:

@@ -256,19 +256,10 @@ def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
         revised = revision.meta.get(PARTIAL_UPDATE_KEY)
         if revised not in final or rows[revised].superseded_by or final[memory_id] > final[revised]:
             continue
-        if asks_what_changed(revision, rows[revised], dense, lexical):
+        as_close = memory_id in dense and revised in dense and dense[memory_id] >= dense[revised] - PARTIAL_MARGIN
+        leans_on_it = memory_id in lexical and rows[revised].content in revision.context
+        if as_close or leans_on_it:
             final[memory_id] = math.nextafter(final[revised], math.inf)
-
-
-def asks_what_changed(revision: MemoryRow, revised: MemoryRow, dense: dict[str, float],
-                      lexical: dict[str, float]) -> bool:
-    """Whether a question asks what a partial update (`revision`) changed rather than what it left of the memory it
-    revises: the question is as close in meaning to the update as to that memory, within PARTIAL_MARGIN; or the update
-    names its subject only by pronoun, carries that memory as its context, and matches the question's words. `dense`
-    and `lexical`: the question's scores by memory id."""
-    as_close = revision.id in dense and revised.id in dense and dense[revision.id] >= dense[revised.id] - PARTIAL_MARGIN
-    leans_on_it = revision.id in lexical and revised.content in revision.context
-    return as_close or leans_on_it
 
 
 def ordered_by_precedence(final: dict[str, float], rows: dict[str, MemoryRow], text: str, precedence: Precedence,
