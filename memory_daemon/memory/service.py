@@ -65,7 +65,7 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 # it restates: dedup's floor for a stated update of a shared subject.
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
-CONTEXT_UPDATE_PAIRS = 2  # pairs of a context's memories read for an update import left unlinked (about 4 ms a pair)
+CONTEXT_UPDATE_PAIRS = 1  # the pair of a context's memories read for an update import left unlinked (11 ms a pair here)
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 16
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
