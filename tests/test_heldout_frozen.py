@@ -95,6 +95,8 @@ FROZEN = {
     "heldout_26/timelines_test_26.jsonl": "0b65cf3c9af73ce0e4794e27de33bf5fcf1e6333f333a96692c5c51aeb3fee11",
     # Session 40: a tenth fresh helper, the same kinds, frozen unscored and unread while v26 judges P.
     "heldout_27/timelines_test_27.jsonl": "518f39465fdce06bfeed6a38b2b1888a55932bd36709ec190f8dd408805773c0",
+    # Session 42: an eleventh fresh helper, the same kinds, frozen unscored and unread after v26 was scored (C1).
+    "heldout_28/timelines_test_28.jsonl": "fb1f6f414a1f47f4c7423d6e52106e5627ad3b396c5a12ed412ae0db27c57c30",
     # Session 37: a fresh helper (the first brief in models/holder/data/DATASET.md), frozen before the holder model
     # was trained; scored once at the end of session 37.
     "holders/holders_test.jsonl": "ddf753107f568eaf90b0f564626c53fe81d3c91ec3072094a68fe29513bc4659",
