@@ -555,22 +555,23 @@ class MemoryService:
         """The ids of those memories that a newer one among them wholly updates, read as import reads a record
         against its neighbours: the relation judge with all its checks, a sure UPDATE no check overruled. Import reads
         a record against its IMPORT_PAIRS nearest memories only, so an update of a memory further away stays unlinked;
-        a context that shows both leaves the older out. A newer memory is read as `_read_as` says: itself, or the
-        step it replaced when import linked it already. The closest CONTEXT_UPDATE_PAIRS pairs at a cosine of
-        IMPORT_CANDIDATE_FLOOR or more are read, in one model call; without the relation model, or if it fails,
-        none."""
+        a context that shows both leaves the older out. A newer memory that is linked to what it updates already (it
+        superseded a memory, or revises one in part) is not read again: one record replaces one statement, as import
+        has it, and the judge reads another holder's change ("brams feet grew again, hes a 33 now", which superseded
+        Bram's old size) as a sure update of the user's own fact ("My shoe size is 43 EU"). The closest
+        CONTEXT_UPDATE_PAIRS pairs at a cosine of IMPORT_CANDIDATE_FLOOR or more are read, in one model call; without
+        the relation model, or if it fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or len(rows) < 2:
             return set()
         pairs: list[tuple[float, MemoryRow, MemoryRow]] = []
         for namespace in dict.fromkeys(r.namespace for r in rows):
             same = [r for r in rows if r.namespace == namespace]
-            readers = {r.id: reader for r in same if (reader := self._read_as(namespace, r)) is not None}
-            vectors = self._vectors.vectors_of(namespace, list({r.id for r in (*same, *readers.values())}))
-            pairs += [(cosine, older, reader) for newer in same if (reader := readers.get(newer.id)) is not None
-                      for older in same if older.created_at < reader.created_at and older.id != reader.id
-                      and newer.created_at > older.created_at and older.id in vectors and reader.id in vectors
-                      and (cosine := float(vectors[older.id] @ vectors[reader.id])) >= IMPORT_CANDIDATE_FLOOR]
+            vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
+            unlinked = [r for r in same if not self._is_linked_update(namespace, r)]
+            pairs += [(cosine, older, newer) for older in same for newer in unlinked
+                      if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
+                      and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
         known = {r.id: r for r in rows}
         try:
             judged = judge.judge_pairs([
@@ -582,20 +583,9 @@ class MemoryService:
             return set()
         return {pair.candidate.memory_id for pair in sure_updates(judged)}
 
-    def _read_as(self, namespace: str, row: MemoryRow) -> MemoryRow | None:
-        """The memory that stands for a newer one of a context in the update check: the memory itself when import
-        linked it to nothing; the newest memory it superseded when it superseded some; none when it revises one in
-        part. One record replaces one statement, as import has it: what else a linked update outdates is an earlier
-        step of the chain it ended ("Book club meets at Harriet's flat", before the cafe it replaced), which the
-        replaced step reads as its own update. Read as itself, the judge takes another holder's change ("brams feet
-        grew again, hes a 33 now", which superseded "My son Bram wears a size 31") for a sure update of the user's own
-        fact ("My shoe size is 43 EU"); the replaced step names its holder, and the judge's check sees it."""
-        if row.meta.get(PARTIAL_UPDATE_KEY):
-            return None
-        replaced = self._vectors.earlier_versions(namespace, row.id)
-        if not replaced:
-            return row
-        return max(self._rows.get_many(replaced, (namespace,)), key=lambda r: r.created_at, default=None)
+    def _is_linked_update(self, namespace: str, row: MemoryRow) -> bool:
+        """Whether the memory is linked to a memory it updates: it superseded one, or it revises one in part."""
+        return bool(row.meta.get(PARTIAL_UPDATE_KEY)) or bool(self._vectors.earlier_versions(namespace, row.id))
 
     def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
         wanted = list(dict.fromkeys(i.strip() for i in ids))
