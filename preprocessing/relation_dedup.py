@@ -114,7 +114,8 @@ class RelationJudge:
         UPDATE_CANDIDATE there, or keep both). A paraphrase that spells the same numbers in words ("forty thousand",
         "half past nine") stays the model's."""
         relation = pair.relation
-        if relation.label in UPDATES and self.about_another(pair.candidate.text, new_text):
+        if relation.label in UPDATES and (names_other_instance(new_text, pair.candidate.text) or (
+                self.names_other_holder is not None and self.names_other_holder(pair.candidate.text, new_text))):
             # The model reads a change of the same attribute for another environment or holder as an update, with
             # confidence 0.99-1.00, however many such pairs it was trained on ("cut the sandbox limit to 100 req per
             # min" after "Production API rate limit: 1,000 requests per minute"; "theo's allergy retest came back
@@ -142,11 +143,6 @@ class RelationJudge:
         return JudgedPair(pair.candidate, Relation(label, relation.probabilities.get(label, 0.0) if label != "UPDATE"
                                                    else 1.0, relation.probabilities),
                           f"{relation.label} overruled, numbers differ; the rules read it as {verdict.action.value}")
-
-    def about_another(self, existing: str, new_text: str) -> bool:
-        """Whether the new text states its fact of another environment or holder than the existing one, by the parse."""
-        return names_other_instance(new_text, existing) or (
-            self.names_other_holder is not None and self.names_other_holder(existing, new_text))
 
     def is_a_change(self, memory: DedupCandidate) -> bool:
         """Whether a stored memory states a change: it superseded or revised another (`memory.earlier`, which the

@@ -555,12 +555,12 @@ class MemoryService:
         """The ids of those memories that a newer one among them wholly updates, read as import reads a record
         against its neighbours: the relation judge with all its checks, a sure UPDATE no check overruled. Import reads
         a record against its IMPORT_PAIRS nearest memories only, so an update of a memory further away stays unlinked;
-        a context that shows both leaves the older out. A newer memory that superseded others outdates the older one
-        only if the step it replaced is about the same holder and instance (`_replaced_another_holders`): the judge
-        reads another holder's change ("brams feet grew again, hes a 33 now", which superseded "My son Bram wears a
-        size 31 in trainers") as a sure update of the user's own fact ("My shoe size is 43 EU"). One that revises a
-        memory in part is not read. The closest CONTEXT_UPDATE_PAIRS pairs at a cosine of IMPORT_CANDIDATE_FLOOR or
-        more are read, in one model call; without the relation model, or if it fails, none."""
+        a context that shows both leaves the older out. A newer memory that is linked to what it updates already (it
+        superseded a memory, or revises one in part) is not read again: one record replaces one statement, as import
+        has it, and the judge reads another holder's change ("brams feet grew again, hes a 33 now", which superseded
+        Bram's old size) as a sure update of the user's own fact ("My shoe size is 43 EU"). The closest
+        CONTEXT_UPDATE_PAIRS pairs at a cosine of IMPORT_CANDIDATE_FLOOR or more are read, in one model call; without
+        the relation model, or if it fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or len(rows) < 2:
             return set()
@@ -568,37 +568,24 @@ class MemoryService:
         for namespace in dict.fromkeys(r.namespace for r in rows):
             same = [r for r in rows if r.namespace == namespace]
             vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
-            whole = [r for r in same if not r.meta.get(PARTIAL_UPDATE_KEY)]
-            pairs += [(cosine, older, newer) for older in same for newer in whole
+            unlinked = [r for r in same if not self._is_linked_update(namespace, r)]
+            pairs += [(cosine, older, newer) for older in same for newer in unlinked
                       if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
                       and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
         known = {r.id: r for r in rows}
-        closest = sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]
         try:
             judged = judge.judge_pairs([
                 (newer.content, self._with_earlier_versions(
                     older.namespace, [DedupCandidate(older.id, older.content, cosine)], known)[0])
-                for cosine, older, newer in closest])
-            sure = {id(pair) for pair in sure_updates(judged)}
-            return {older.id for (_, older, newer), pair in zip(closest, judged, strict=True)
-                    if id(pair) in sure and not self._replaced_another_holders(judge, older, newer)}
+                for cosine, older, newer in sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]])
         except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()
+        return {pair.candidate.memory_id for pair in sure_updates(judged)}
 
-    def _replaced_another_holders(self, judge: RelationJudge, older: MemoryRow, newer: MemoryRow) -> bool:
-        """Whether the newest memory `newer` superseded states its fact of another holder or instance than `older`: by
-        the judge's parse, or by the kept holder readings (the holder model reads "My nephew Tomas wears small gloves"
-        as another's own fact, which the parse takes for the user's). False when `newer` superseded nothing: it is
-        the update read, and the judge checked it."""
-        replaced = self._vectors.earlier_versions(newer.namespace, newer.id)
-        step = max(self._rows.get_many(replaced, (newer.namespace,)), key=lambda r: r.created_at, default=None)
-        if step is None:
-            return False
-        if judge.about_another(older.content, step.content):
-            return True
-        read = self._holder_readings.statements([older, step]) if self._holder_readings is not None else None
-        return bool(read) and bool(read[1].other) and not read[0].other
+    def _is_linked_update(self, namespace: str, row: MemoryRow) -> bool:
+        """Whether the memory is linked to a memory it updates: it superseded one, or it revises one in part."""
+        return bool(row.meta.get(PARTIAL_UPDATE_KEY)) or bool(self._vectors.earlier_versions(namespace, row.id))
 
     def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
         wanted = list(dict.fromkeys(i.strip() for i in ids))
