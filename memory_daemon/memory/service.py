@@ -467,6 +467,14 @@ class MemoryService:
         return self._with_earlier_versions(namespace, [DedupCandidate(m, rows[m].content, s)
                                                        for m, s in nearest if m in rows], rows)
 
+    def _updated_ids(self, namespace: str, memory_id: str, row: MemoryRow | None) -> list[str]:
+        """The memories a memory is linked to as their update: those it superseded, and the one it revises in part
+        (read from `row`, when given)."""
+        ids = self._vectors.earlier_versions(namespace, memory_id)
+        if row is not None and (revised := row.meta.get(PARTIAL_UPDATE_KEY)) and revised not in ids:
+            ids.append(revised)
+        return ids
+
     def _with_earlier_versions(self, namespace: str, candidates: list[DedupCandidate],
                                rows: dict[str, MemoryRow] | None = None) -> list[DedupCandidate]:
         """Each candidate that is a change, with the texts of its earlier versions, newest first: the memories it
@@ -478,10 +486,7 @@ class MemoryService:
             rows.update((r.id, r) for r in self._rows.get_many(missing, (namespace,)))
         earlier: dict[str, list[str]] = {}
         for candidate in candidates:
-            ids = self._vectors.earlier_versions(namespace, candidate.memory_id)
-            row = rows.get(candidate.memory_id)
-            if row is not None and (revised := row.meta.get(PARTIAL_UPDATE_KEY)) and revised not in ids:
-                ids.append(revised)
+            ids = self._updated_ids(namespace, candidate.memory_id, rows.get(candidate.memory_id))
             if ids:
                 earlier[candidate.memory_id] = ids
         if not earlier:
@@ -568,7 +573,7 @@ class MemoryService:
         for namespace in dict.fromkeys(r.namespace for r in rows):
             same = [r for r in rows if r.namespace == namespace]
             vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
-            unlinked = [r for r in same if not self._is_linked_update(namespace, r)]
+            unlinked = [r for r in same if not self._updated_ids(namespace, r.id, r)]
             pairs += [(cosine, older, newer) for older in same for newer in unlinked
                       if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
                       and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
@@ -582,10 +587,6 @@ class MemoryService:
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()
         return {pair.candidate.memory_id for pair in sure_updates(judged)}
-
-    def _is_linked_update(self, namespace: str, row: MemoryRow) -> bool:
-        """Whether the memory is linked to a memory it updates: it superseded one, or it revises one in part."""
-        return bool(row.meta.get(PARTIAL_UPDATE_KEY)) or bool(self._vectors.earlier_versions(namespace, row.id))
 
     def open(self, namespace: str, ids: Iterable[str]) -> list[MemoryRow]:
         wanted = list(dict.fromkeys(i.strip() for i in ids))
