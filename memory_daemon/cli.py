@@ -148,13 +148,13 @@ def build_parser(derived_verbs: bool = True) -> argparse.ArgumentParser:
     _add_client_options(preflight)
 
     evaluate = verbs.add_parser("eval", help="measure model quality on labelled data; prints a table")
-    evaluate.add_argument("suite", choices=["activation", "intent", "relations", "relevance", "precedence", "holders",
-                                                "retrieval", "timelines", "kinds", "locomo"])
+    evaluate.add_argument("suite", choices=["activation", "intent", "relations", "relevance", "precedence", "partial",
+                                                "holders", "retrieval", "timelines", "kinds", "locomo"])
     evaluate.add_argument("path", nargs="?", help="locomo: LoCoMo's locomo10.json, or a directory of its "
                                                   "per-conversation files (not shipped: non-commercial licence); "
                                                   "timelines: a timeline JSONL file")
     evaluate.add_argument("--data", help="labelled data: a directory of JSONL sets (kinds: one JSONL file; relations, "
-                                         "relevance, precedence, holders, timelines: JSONL files, comma-separated); "
+                                         "relevance, precedence, partial, holders, timelines: JSONL files, comma-separated); "
                                          "default under tests/data/")
     evaluate.add_argument("--json", action="store_true", help="print all metrics as JSON")
     evaluate.add_argument("--conversations", metavar="RANGE",
@@ -235,6 +235,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         from memory_daemon.evals.precedence import evaluate_precedence
 
         return evaluate_precedence([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
+    if args.suite == "partial":
+        from memory_daemon.evals.precedence import evaluate_precedence
+
+        return evaluate_precedence([Path(p) for p in args.data.split(",")] if args.data else None, args.json,
+                                   model_name="partial")
     if args.suite == "holders":
         from memory_daemon.evals.holders import evaluate_holders
 

@@ -9,6 +9,9 @@ from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_mod
 from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE, RelationModel
 
 PRECEDENCE_MODEL = "precedence"
+# The partial-update reader: the same input and labels, trained only on a memory beside a newer one that changed one
+# of its details (models/partial/REPORT.md); NEWER when the question asks the changed detail.
+PARTIAL_MODEL = "partial"
 # The model's output order; models/precedence/data/DATASET.md defines each label.
 LABELS = ("OLDER", "NEWER")
 MAX_TOKENS = 128  # the question, then both memories, [CLS] and three [SEP] included
@@ -31,15 +34,16 @@ class PrecedenceModel:
         self.sure = sure
 
     @classmethod
-    def load(cls, threads: int = 1) -> "PrecedenceModel":
-        """The registry's models/precedence, after every file matched the sha256 in its manifest."""
-        model: VerifiedModel = verified_model(PRECEDENCE_MODEL)
+    def load(cls, threads: int = 1, name: str = PRECEDENCE_MODEL) -> "PrecedenceModel":
+        """The registry's models/<name> (the precedence model, or the partial-update reader), after every file
+        matched the sha256 in its manifest."""
+        model: VerifiedModel = verified_model(name)
         labels = model.manifest.get("labels")
         if tuple(labels or ()) != LABELS:
-            raise ModelUnavailable(f"{PRECEDENCE_MODEL}: manifest labels {labels} are not {list(LABELS)}")
+            raise ModelUnavailable(f"{name}: manifest labels {labels} are not {list(LABELS)}")
         sure = model.manifest.get("sure")
         if not isinstance(sure, (int, float)) or not 0.5 <= sure < 1:
-            raise ModelUnavailable(f"{PRECEDENCE_MODEL}: manifest sure {sure!r} is not a probability in [0.5, 1)")
+            raise ModelUnavailable(f"{name}: manifest sure {sure!r} is not a probability in [0.5, 1)")
         return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(sure))
 
     def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float]:

@@ -1,11 +1,12 @@
 """A model whose file does not match its manifest's sha256, or whose manifest has no threshold, is refused with an
-error naming what is wrong: for each model that reads with a threshold (the relevance, holder and precedence models;
-the precedence model's is "sure")."""
+error naming what is wrong: for each model that reads with a threshold (the relevance, holder and precedence models and
+the partial-update reader; the two pair models' is "sure")."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 
 import pytest
 
@@ -16,7 +17,8 @@ from preprocessing.relevance_model import RelevanceModel
 
 MODEL_FILE = "model_int8.onnx"
 THRESHOLD_MODELS = [("relevance", RelevanceModel.load, "threshold"), ("holder", HolderModel.load, "threshold"),
-                    ("precedence", PrecedenceModel.load, "sure")]
+                    ("precedence", PrecedenceModel.load, "sure"),
+                    ("partial", partial(PrecedenceModel.load, name="partial"), "sure")]
 
 
 def _copy(tmp_path, name: str):

@@ -106,6 +106,7 @@ class ActivationPipeline:
         self.intent_model = None
         self.relevance_model = None
         self.precedence_model = None
+        self.partial_model = None
         self.tagger: TagSuggester | None = None
         self.statuses: list[ModelStatus] = []
         self._loaded = threading.Event()
@@ -129,7 +130,7 @@ class ActivationPipeline:
         from preprocessing.encoder import ENCODER_MODEL, SentenceEncoder
         from preprocessing.intent_model import INTENT_MODEL, IntentModel
         from preprocessing.relation_model import RELATION_MODEL, RelationModel
-        from preprocessing.precedence_model import PRECEDENCE_MODEL, PrecedenceModel
+        from preprocessing.precedence_model import PARTIAL_MODEL, PRECEDENCE_MODEL, PrecedenceModel
         from preprocessing.relevance_model import RELEVANCE_MODEL, RelevanceModel
 
         try:
@@ -191,6 +192,15 @@ class ActivationPipeline:
                     status.sha256 = manifest_digest(PRECEDENCE_MODEL, "model_int8.onnx")
                 else:
                     status.detail += "; search orders its best hits by the fused signals and the relevance model"
+                self.statuses.append(status)
+            if self.settings.partial_model:
+                self.partial_model, status = timed_load(
+                    "partial-update reader (fine-tuned MiniLM cross-encoder int8 ONNX)", str(models_dir() / PARTIAL_MODEL),
+                    lambda: PrecedenceModel.load(threads=RELATION_THREADS, name=PARTIAL_MODEL))
+                if status.ok:
+                    status.sha256 = manifest_digest(PARTIAL_MODEL, "model_int8.onnx")
+                else:
+                    status.detail += "; a partial update is ordered by the cosine margin alone"
                 self.statuses.append(status)
             if self.encoder is not None and self.settings.tags:
                 self.tagger = TagSuggester(self.encoder, top_k=self.settings.tag_top_k)
@@ -317,6 +327,19 @@ class ActivationPipeline:
             return model.verdicts(question, pairs)
         except Exception as error:  # noqa: BLE001 - a failing model never fails a search
             log_event("precedence_model_failed", level=logging.WARNING, error=repr(error))
+            return None
+
+    def partial_updates(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[bool | None] | None:
+        """The partial-update reader's verdict on each (older memory, newer memory that changed one of its details):
+        True when it is sure the question asks what the newer one changed, False when sure it asks what it left, None
+        when not sure; None for all while the models load, when the model is off or missing, or if it fails."""
+        model = self.partial_model if self._loaded.is_set() else None
+        if model is None or not pairs:
+            return None
+        try:
+            return model.verdicts(question, pairs)
+        except Exception as error:  # noqa: BLE001 - a failing model never fails a search or a compile_context
+            log_event("partial_model_failed", level=logging.WARNING, error=repr(error))
             return None
 
     def holders(self, text: str) -> Holders | None:

@@ -13,6 +13,7 @@ from memory_daemon.journal.sessions import SessionMemory
 from memory_daemon.graph.service import GraphService
 from memory_daemon.memory.service import MemoryService
 from memory_daemon.store.graph import EpisodeRow, FactRow
+from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.core.timefmt import format_iso
 from memory_daemon.context.unified_search import SearchResult, UnifiedSearch
 from preprocessing.relevance_model import MIN_DENSE_ON_TOPIC
@@ -164,8 +165,10 @@ class ContextCompiler:
             return []
         relevant = [(hit, share) for hit, share in zip(hits, shares_of_best([h.score for h in hits]))
                     if share >= MIN_RELEVANCE]
-        # A memory a newer one here wholly updates is outdated even where import left the two unlinked.
-        outdated = self._memories.updated_among([hit.row for hit, _ in relevant if hit.kind == "memory"])
+        # A memory a newer one here wholly updates is outdated even where import left the two unlinked, and so is,
+        # for this task, one whose partial update here changed what the task asks (search's partial-update reading).
+        memories = [hit for hit, _ in relevant if hit.kind == "memory"]
+        outdated = self._memories.updated_among([hit.row for hit in memories]) | changed_in_what_is_asked(memories)
         lines = []
         for hit, relevance in relevant:
             row = hit.row
@@ -208,6 +211,14 @@ class ContextCompiler:
                             f" (since {format_iso(f.valid_from)[:10]}) [FACT:{f.id}]" + (f" (source {f.source})" if f.source else ""),
                             0.9 * f.confidence)
                 for f in facts.values()]
+
+
+def changed_in_what_is_asked(memories: Sequence[SearchResult]) -> set[str]:
+    """The memories of these hits that a partial update among them revises, where search's partial-update reading
+    (signal "partial") found the task asks what the update changed: the older memory then carries only the outdated
+    value of what is asked. Where the task asks what the update left, or the reader was not sure, both stay."""
+    revised_here = {hit.row.meta.get(PARTIAL_UPDATE_KEY) for hit in memories}
+    return {hit.row.id for hit in memories if hit.row.id in revised_here and hit.signal_scores.get("partial") == 0.0}
 
 
 def shares_of_best(scores: Sequence[float]) -> list[float]:

@@ -72,6 +72,9 @@ class ActivationSettings(BaseModel):
     # fused signals and the relevance model alone). Off by default: no model has passed its bar yet (README, Quality,
     # "Session 40"); on, it is loaded and read over [retrieval] precedence_depth hits.
     precedence_model: bool = False
+    # search and compile_context read, for a partial update beside the memory it revises, whether the question asks
+    # what the update changed or what it left, with the partial-update reader (else by the cosine margin alone)
+    partial_model: bool = True
     # search and import read whether a statement states another person's or group's own fact with the holder model
     # (else only the parse's marks: possessives, named groups, a pronoun pointing back)
     holder_model: bool = True

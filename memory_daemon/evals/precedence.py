@@ -1,4 +1,4 @@
-"""`cortexd eval precedence`: the precedence model against "the newer memory answers", on its validation pairs."""
+"""`cortexd eval precedence` and `eval partial`: a pair model against "the newer memory answers", on its validation pairs."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 # The model's val split: timeline sets, contrast families and relevance look-alikes it never trained on
 # (models/precedence/data/DATASET.md).
 VALIDATION = REPO / "models" / "precedence" / "data" / "val.jsonl"
+# The partial-update reader's val split: a fifth of its hand-written families (models/partial/data/DATASET.md).
+PARTIAL_VALIDATION = REPO / "models" / "partial" / "data" / "val.jsonl"
 FIELDS = ("question", "older", "newer", "label")
 
 
@@ -57,30 +59,32 @@ def model_scores(model, pairs: Sequence[dict], batch: int = 32) -> list[float]:
     return out
 
 
-def evaluate_precedence(paths: list[Path] | None, as_json: bool = False) -> int:
-    """Score the shipped model on each file (default: its validation pairs); 2 when a file or the model is missing."""
+def evaluate_precedence(paths: list[Path] | None, as_json: bool = False, model_name: str = "precedence") -> int:
+    """Score the shipped model (`model_name`: precedence or partial) on each file (default: its validation pairs); 2
+    when a file or the model is missing."""
     from preprocessing.precedence_model import PrecedenceModel
     from preprocessing.registry import ModelUnavailable
 
-    paths = paths or [VALIDATION]
+    suite = f"cortexd eval {model_name}"
+    paths = paths or [PARTIAL_VALIDATION if model_name == "partial" else VALIDATION]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
-        print(f"cortexd eval precedence: no such file: {', '.join(missing)}")
+        print(f"{suite}: no such file: {', '.join(missing)}")
         return 2
     try:
-        model = PrecedenceModel.load(threads=2)
+        model = PrecedenceModel.load(threads=2, name=model_name)
     except ModelUnavailable as error:
-        print(f"cortexd eval precedence: {error}")
+        print(f"{suite}: {error}")
         return 2
     results = []
     for path in paths:
         try:
             pairs = load_pairs(path)
         except (OSError, ValueError) as error:
-            print(f"cortexd eval precedence: {error}", file=sys.stderr)
+            print(f"{suite}: {error}", file=sys.stderr)
             return 2
         if not pairs:
-            print(f"cortexd eval precedence: {path} holds no pairs", file=sys.stderr)
+            print(f"{suite}: {path} holds no pairs", file=sys.stderr)
             return 2
         results.append({"path": str(path), **summarise(pairs, model_scores(model, pairs))})
     if as_json:

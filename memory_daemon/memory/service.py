@@ -284,6 +284,7 @@ class MemoryService:
             activation.holders if activation is not None else None,
             self._holder_readings.statements if self._holder_readings is not None else None,
             activation.precedence if activation is not None and activation.settings.precedence_model else None,
+            activation.partial_updates if activation is not None and activation.settings.partial_model else None,
         )
 
     @property

@@ -37,6 +37,7 @@ NAMED_TIME_WEIGHT = 1.0
 # A memory that revises part of an older one is placed just above it when the question is as close in meaning to it
 # as to the older one, within this cosine: it is then about the part that changed.
 PARTIAL_MARGIN = 0.05
+PARTIAL_DEPTH = 5  # a partial update and the memory it revises are read by the partial-update reader when one is this high
 # The relevance model's probabilities are read within [clip, 1 - clip] (a logit of at most ±2.94): it is not calibrated
 # where it is sure, and its int8 activations are scaled per call, so 0.98 against 0.99 says nothing; the fused order
 # (words, meaning, a named time span) decides among the hits it is sure of.
@@ -244,22 +245,43 @@ def other_holders_down(final: dict[str, float], rows: dict[str, MemoryRow], text
 
 
 def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
-                            found: dict[str, dict[str, float]]) -> None:
+                            found: dict[str, dict[str, float]], text: str = "",
+                            reader: Precedence | None = None, depth: int = PARTIAL_DEPTH) -> dict[str, float]:
     """A partial update ("the Bergen train moved to 5 July") beside the memory it revises ("fly to Oslo 2 July, train
-    to Bergen 4 July, fly home 9 July"): the older one stays current for what the update leaves unchanged, so it comes
-    first for a question about that; a question as close to the update as to the older memory asks what changed, and
-    the update is placed just above it. An update that names its subject only by pronoun ("she moved it to
-    Wednesdays") carries the memory it revises as its context, and is placed above it whenever the words match it."""
+    to Bergen 4 July, fly home 9 July"): the older one stays current for what the update leaves unchanged, and only the
+    question says which of the two answers. The partial-update reader (`reader`) reads each such pair of which one is
+    among the best `depth` hits, in one call: where it is sure the question asks what changed, the update is placed just
+    above the older memory; where it is sure it asks what was left, the older memory just above the update. Where it is
+    not sure, or without it, a question as close in meaning to the update as to the older memory asks what changed,
+    and the update is placed just above it; an update that names its subject only by pronoun ("she moved it to
+    Wednesdays") carries the memory it revises as its context, and is placed above it whenever the words match it.
+    Returns the reader's verdicts as scores, 1.0 for the memory of a pair that answers and 0.0 for the other ({} when
+    nothing was read)."""
     dense, lexical = found.get("dense", {}), found.get("lexical", {})
-    for memory_id in list(final):
-        revision = rows[memory_id]
-        revised = revision.meta.get(PARTIAL_UPDATE_KEY)
-        if revised not in final or rows[revised].superseded_by or final[memory_id] > final[revised]:
+    linked = [(memory_id, revised) for memory_id in final
+              if (revised := rows[memory_id].meta.get(PARTIAL_UPDATE_KEY)) in final and not rows[revised].superseded_by]
+    verdicts: list[bool | None] = [None] * len(linked)
+    if reader is not None and linked:
+        best = set(heapq.nlargest(depth, final, key=lambda m: (final[m], rows[m].created_at.timestamp(), m)))
+        read = [i for i, pair in enumerate(linked) if best.intersection(pair)]
+        said = reader(text, [(rows[linked[i][1]].content, rows[linked[i][0]].content) for i in read]) if read else None
+        for i, verdict in zip(read, said or (), strict=False):
+            verdicts[i] = verdict
+    readings: dict[str, float] = {}
+    for (memory_id, revised), verdict in zip(linked, verdicts, strict=True):
+        if verdict is not None:
+            winner, loser = (memory_id, revised) if verdict else (revised, memory_id)
+            readings[winner], readings[loser] = 1.0, 0.0
+            if final[winner] <= final[loser]:
+                final[winner] = math.nextafter(final[loser], math.inf)
+            continue
+        if final[memory_id] > final[revised]:
             continue
         as_close = memory_id in dense and revised in dense and dense[memory_id] >= dense[revised] - PARTIAL_MARGIN
-        leans_on_it = memory_id in lexical and rows[revised].content in revision.context
+        leans_on_it = memory_id in lexical and rows[revised].content in rows[memory_id].context
         if as_close or leans_on_it:
             final[memory_id] = math.nextafter(final[revised], math.inf)
+    return readings
 
 
 def ordered_by_precedence(final: dict[str, float], rows: dict[str, MemoryRow], text: str, precedence: Precedence,
@@ -306,7 +328,8 @@ class HybridRetriever:
                  embed: Callable[[str], np.ndarray | None], settings: RetrievalSettings,
                  graph_neighbours: Neighbours | None = None,
                  relevance: Relevance | None = None, holders: HolderReading | None = None,
-                 statements: StatementReading | None = None, precedence: Precedence | None = None) -> None:
+                 statements: StatementReading | None = None, precedence: Precedence | None = None,
+                 partial_reader: Precedence | None = None) -> None:
         self._row_cache = rows
         self._lexical = lexical
         self._vectors = vectors
@@ -317,6 +340,7 @@ class HybridRetriever:
         self._holders = holders  # whose fact a text states
         self._statements = statements  # whose fact each memory states, kept from when it was written
         self._precedence = precedence  # which of two memories, in time order, answers a question now
+        self._partial_reader = partial_reader  # of a memory and its partial update, which the question asks about
         self._spare = SpareThread("cortexd-dense")  # the dense signal, beside the lexical one
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
@@ -378,10 +402,14 @@ class HybridRetriever:
                                self._settings.holder_factor)
         if not with_history:
             below_every_current(final, rows)
-        revisions_above_revised(final, rows, found)
         # A question about the past, or one naming a span of time, is not asked about now: the span decides.
-        if self._precedence is not None and query.rerank and not query.signals and not with_history \
-                and window is None and self._settings.precedence_depth > 1:
+        asked_now = not with_history and window is None
+        read = revisions_above_revised(final, rows, found, query.text,
+                                       self._partial_reader if asked_now and not query.signals else None)
+        if read:
+            found["partial"] = read
+        if self._precedence is not None and query.rerank and not query.signals and asked_now \
+                and self._settings.precedence_depth > 1:
             wins = ordered_by_precedence(final, rows, query.text, self._precedence, self._settings.precedence_depth,
                                          lambda top: self._about_the_question(query.text, top, rows, found))
             if wins:
