@@ -132,7 +132,13 @@ Latency: {m['latency_ms']['pairs']} pair, {m['latency_ms']['threads']} threads: 
 
 ## Training
 
-all-MiniLM-L6-v2 + a linear head over [CLS], lr {training['learning_rate']}, batch {training['batch_size']},
+Fine-tuned from the precedence model's fine-tuned weights (its manifest's `fine_tuned_weights_sha256` is this one's
+`source.weights_sha256`, {manifest['source']['weights_sha256'][:12]}…; that model was fine-tuned from all-MiniLM-L6-v2,
+`models/precedence/REPORT.md`): MiniLM-L6 + a linear head over [CLS]. With the partial families alone, the recipe reached a
+val accuracy (fp32, in training) of 0.678 from all-MiniLM-L6-v2 itself in six epochs and 0.787 from the precedence
+weights; the sibling families in train took it to 0.826 (this model; README, Quality, "Session 43"). The `--data-dir` the command
+names held `build.py`'s files byte for byte (the sha256 in the manifest's `training.dataset` are those of
+`data/train.jsonl` and `data/val.jsonl`). lr {training['learning_rate']}, batch {training['batch_size']},
 {training['epochs']} epochs ({training['schedule']}), max length {training['max_length']}, seed {training['seed']};
 train labels {training['train_labels']}; selection: {training['selection']}; best epoch {training['best_epoch']}.
 
