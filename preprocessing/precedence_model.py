@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,15 +29,20 @@ class PrecedenceModel:
     something else. All pairs in one call; the question is segment A and the two memories segment B. verdicts() says
     which, only where the model is sure: at `sure` or more either way (chosen on val; manifest "sure")."""
 
-    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, sure: float = 0.5) -> None:
-        self._pairs = RelationModel(model_path, tokenizer_path, LABELS, threads, MAX_TOKENS)
+    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, sure: float = 0.5,
+                 lazy: bool = False) -> None:
+        self._open = lambda: RelationModel(model_path, tokenizer_path, LABELS, threads, MAX_TOKENS)
+        # lazy: the ONNX session is opened on the first reading, not here (a model few stores need holds no memory
+        # until one does: the partial-update reader, about 44 MB)
+        self._pairs: RelationModel | None = None if lazy else self._open()
+        self._opening = threading.Lock()
         self._newer = LABELS.index("NEWER")
         self.sure = sure
 
     @classmethod
-    def load(cls, threads: int = 1, name: str = PRECEDENCE_MODEL) -> "PrecedenceModel":
+    def load(cls, threads: int = 1, name: str = PRECEDENCE_MODEL, lazy: bool = False) -> "PrecedenceModel":
         """The registry's models/<name> (the precedence model, or the partial-update reader), after every file
-        matched the sha256 in its manifest."""
+        matched the sha256 in its manifest; `lazy` opens its session on the first reading."""
         model: VerifiedModel = verified_model(name)
         labels = model.manifest.get("labels")
         if tuple(labels or ()) != LABELS:
@@ -44,7 +50,7 @@ class PrecedenceModel:
         sure = model.manifest.get("sure")
         if not isinstance(sure, (int, float)) or not 0.5 <= sure < 1:
             raise ModelUnavailable(f"{name}: manifest sure {sure!r} is not a probability in [0.5, 1)")
-        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(sure))
+        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(sure), lazy)
 
     def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
         return self.newer_probabilities([(question, older, newer) for older, newer in pairs])
@@ -62,6 +68,10 @@ class PrecedenceModel:
 
     def probabilities(self, inputs: Sequence[tuple[str, str]]):
         """(n, 2) probabilities of (question, memories_text) inputs, in LABELS order (evaluation uses this)."""
+        if self._pairs is None:
+            with self._opening:
+                if self._pairs is None:
+                    self._pairs = self._open()
         return self._pairs.probabilities(inputs)
 
 

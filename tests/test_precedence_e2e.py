@@ -1,6 +1,7 @@
 """search_memory through a real proxy: of two current memories on one subject (a partial update leaves the older one
 current for what it did not change), the precedence model, when it is on (`[activation] precedence_model = true`),
-puts first the one that answers the question now; by default it is off and the fused order puts the older first."""
+puts first the one that answers the question now; by default it is off, the partial-update reader orders such a pair,
+and without either the fused order puts the older first."""
 
 from __future__ import annotations
 
@@ -45,10 +46,24 @@ async def test_the_memory_that_answers_now_comes_first_and_says_why(daemon_with_
     assert [hit["signal_scores"]["precedence"] for hit in hits[:2]] == [1.0, 0.0], hits
 
 
-async def test_by_default_the_fused_order_puts_the_older_memory_first(module_daemon):
+async def test_by_default_the_partial_update_reader_orders_the_two(module_daemon):
+    """Off by default: the precedence model reads nothing. The newer memory is a partial update of the older (it
+    changed the day, not the place), so the partial-update reader, on by default, reads the pair instead."""
     hits = await _hits(module_daemon, "precedence-off")
-    assert [hit["memory"]["content"] for hit in hits][:2] == [OLDER, NEWER], hits
+    assert [hit["memory"]["content"] for hit in hits][:2] == [NEWER, OLDER], hits
     assert not any("precedence" in hit["signal_scores"] for hit in hits), hits
+    assert [hit["signal_scores"]["partial"] for hit in hits[:2]] == [1.0, 0.0], hits
+
+
+@pytest.fixture(scope="module")
+def daemon_without_pair_models():
+    yield from running_daemon(CORTEXD_PARTIAL_MODEL="false")
+
+
+async def test_without_either_pair_model_the_fused_order_puts_the_older_memory_first(daemon_without_pair_models):
+    hits = await _hits(daemon_without_pair_models, "pair-models-off")
+    assert [hit["memory"]["content"] for hit in hits][:2] == [OLDER, NEWER], hits
+    assert not any({"precedence", "partial"} & set(hit["signal_scores"]) for hit in hits), hits
 
 
 async def test_a_sure_verdict_for_a_memory_about_something_else_does_not_count(daemon_with_precedence):

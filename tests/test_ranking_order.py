@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 from memory_daemon.core.config import Limits
 from memory_daemon.memory.service import MemoryService, NewMemory
 from memory_daemon.retrieval.hybrid import (FEEDBACK_HITS, activated_entities, below_every_current, final_scores,
-                                            ordered_by_precedence, reranked)
+                                            ordered_by_precedence, reranked, revisions_above_revised)
+from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.retrieval.lexical import IndexedMemory, LexicalIndex
 from memory_daemon.store import Database, MemoryRepository
 
@@ -199,3 +201,42 @@ def test_the_graph_signal_needs_nothing_from_the_dense_one_once_the_words_found_
     with_dense = activated_entities(lexical, ["ns"], seeds, {"lexical": lexical_found, "dense": dense_found}, 0.5,
                                     neighbours)
     assert alone == with_dense
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.001, 0.1), min_size=2, max_size=10), st.lists(st.booleans(), min_size=5, max_size=5),
+       st.lists(st.sampled_from([True, False, None]), min_size=5, max_size=5), st.integers(1, 6))
+@example([0.05, 0.05], [True] * 5, [False] * 5, 1)  # equal scores: the older memory still comes first
+def test_the_partial_update_reader_orders_only_its_pairs_and_only_where_it_is_sure(service, scores, linked, verdicts,
+                                                                                    depth):
+    """Any scores, any partial links (each memory in one pair at most: hit 2k+1 revises hit 2k), any verdicts of the
+    reader, at any depth: a pair is read only when one of it is among the best `depth` hits, the older memory first;
+    a sure verdict puts the memory it names strictly above the other and reports 1.0 and 0.0 for the two; no other
+    hit's score moves, and a verdict of not sure leaves the pair to the cosine margin (no dense scores here: unmoved)."""
+    namespace = f"partial{next(_namespaces)}"
+    ids = [service.save(namespace, NewMemory(f"note {n}")).memory.id for n in range(len(scores))]
+    rows = {row.id: row for row in service.open(namespace, ids)}
+    pairs = [(ids[k], ids[k + 1]) for k in range(0, len(ids) - 1, 2) if linked[k // 2]]
+    for revised, revision in pairs:
+        rows[revision] = replace(rows[revision], meta={PARTIAL_UPDATE_KEY: revised})
+    final = dict(zip(ids, scores))
+    before = dict(final)
+    best = set(sorted(ids, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[:depth])
+    asked: list[tuple[str, str]] = []
+
+    def reader(question: str, read):
+        asked.extend(read)
+        return verdicts[:len(read)]
+
+    readings = revisions_above_revised(final, rows, {}, "note", reader, depth)
+    expected = [(rows[a].content, rows[b].content) for a, b in pairs if best.intersection((a, b))]
+    assert sorted(asked) == sorted(expected), "a pair was read out of order, or one outside the best hits"
+    said = dict(zip([(a, b) for a, b in pairs if best.intersection((a, b))], verdicts))
+    moved = set()
+    for (revised, revision), verdict in said.items():
+        if verdict is not None:
+            winner, loser = (revision, revised) if verdict else (revised, revision)
+            assert final[winner] > final[loser] and readings[winner] == 1.0 and readings[loser] == 0.0
+            moved.add(winner)
+    assert set(readings) == {m for pair, v in said.items() if v is not None for m in pair}
+    assert all(final[m] == before[m] for m in ids if m not in moved), "a hit the reader did not name moved"

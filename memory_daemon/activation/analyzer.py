@@ -196,7 +196,7 @@ class ActivationPipeline:
             if self.settings.partial_model:
                 self.partial_model, status = timed_load(
                     "partial-update reader (fine-tuned MiniLM cross-encoder int8 ONNX)", str(models_dir() / PARTIAL_MODEL),
-                    lambda: PrecedenceModel.load(threads=RELATION_THREADS, name=PARTIAL_MODEL))
+                    lambda: PrecedenceModel.load(threads=RELATION_THREADS, name=PARTIAL_MODEL, lazy=True))
                 if status.ok:
                     status.sha256 = manifest_digest(PARTIAL_MODEL, "model_int8.onnx")
                 else:
@@ -332,7 +332,9 @@ class ActivationPipeline:
     def partial_updates(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[bool | None] | None:
         """The partial-update reader's verdict on each (older memory, newer memory that changed one of its details):
         True when it is sure the question asks what the newer one changed, False when sure it asks what it left, None
-        when not sure; None for all while the models load, when the model is off or missing, or if it fails."""
+        when not sure; None for all while the models load, when the model is off or missing, or if it fails. Its
+        files are verified at start-up and its session opened on the first reading (a store without partial updates
+        never holds it)."""
         model = self.partial_model if self._loaded.is_set() else None
         if model is None or not pairs:
             return None
