@@ -320,14 +320,7 @@ class ActivationPipeline:
         """The precedence model's verdict on each (older, newer) pair of memories: True when it is sure the newer one
         answers `question` now, False when sure the older one does, None when not sure; None for all while the models
         load, when the model is off or missing, or if it fails (the caller keeps its order then)."""
-        model = self.precedence_model if self._loaded.is_set() else None
-        if model is None or not pairs:
-            return None
-        try:
-            return model.verdicts(question, pairs)
-        except Exception as error:  # noqa: BLE001 - a failing model never fails a search
-            log_event("precedence_model_failed", level=logging.WARNING, error=repr(error))
-            return None
+        return self._pair_verdicts(self.precedence_model, question, pairs, "precedence_model_failed")
 
     def partial_updates(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[bool | None] | None:
         """The partial-update reader's verdict on each (older memory, newer memory that changed one of its details):
@@ -335,13 +328,16 @@ class ActivationPipeline:
         when not sure; None for all while the models load, when the model is off or missing, or if it fails. Its
         files are verified at start-up and its session opened on the first reading (a store without partial updates
         never holds it)."""
-        model = self.partial_model if self._loaded.is_set() else None
-        if model is None or not pairs:
+        return self._pair_verdicts(self.partial_model, question, pairs, "partial_model_failed")
+
+    def _pair_verdicts(self, model, question: str, pairs: Sequence[tuple[str, str]],
+                       failure_event: str) -> list[bool | None] | None:
+        if model is None or not pairs or not self._loaded.is_set():
             return None
         try:
             return model.verdicts(question, pairs)
         except Exception as error:  # noqa: BLE001 - a failing model never fails a search or a compile_context
-            log_event("partial_model_failed", level=logging.WARNING, error=repr(error))
+            log_event(failure_event, level=logging.WARNING, error=repr(error))
             return None
 
     def holders(self, text: str) -> Holders | None:

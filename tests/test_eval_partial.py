@@ -1,0 +1,28 @@
+"""`cortexd eval partial` scores the shipped partial-update reader on its val pairs, as its REPORT says; the reader's
+session opens on its first reading, not at load."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from conftest import CORTEXD
+from preprocessing.precedence_model import PARTIAL_MODEL, PrecedenceModel
+from preprocessing.registry import models_dir
+
+
+def test_partial_eval_gives_the_manifests_val_figure():
+    result = subprocess.run(CORTEXD + ["eval", "partial", "--json"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    [report] = json.loads(result.stdout)
+    val = json.loads((models_dir() / PARTIAL_MODEL / "manifest.json").read_text())["metrics"]["val"]["int8"]
+    assert report["pairs"] == val["pairs"] and report["accuracy"] == val["accuracy"], (report, val)
+    assert report["accuracy"] > report["always_newer_accuracy"]
+
+
+def test_the_readers_session_opens_on_its_first_reading():
+    reader = PrecedenceModel.load(threads=1, name=PARTIAL_MODEL, lazy=True)
+    assert reader._pairs is None  # verified, not opened
+    [newer] = reader.newer_answers("Which room is the fire drill briefing in?",
+                                   [("Fire drill briefing: 9 May, Room Oak, run by Petra.", "briefing moved to room elm")])
+    assert reader._pairs is not None and 0.0 <= newer <= 1.0
