@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     sure = choose_sure(pairs, int8)
     manifest["sure"] = sure
-    manifest["sure_rule"] = (f"lowest on a {SURE_STEP} grid with at most {MAX_WRONG_DECIDED:.0%} of the val pairs "
+    manifest["sure_rule"] = (f"lowest on a {SURE_STEP} grid with at most {MAX_WRONG_DECIDED:.1%} of the val pairs "
                              "decided (sure either way) decided wrongly (int8)")
     metrics = {"val": val, "val_at_sure": at_sure(pairs, int8, sure), "latency_ms": latency(model, pairs)}
     if args.test:
