@@ -35,7 +35,7 @@ RELEVANCE_SOURCES = ("questions", "handwritten")
 RELEVANCE_ANSWER_KINDS = ("evidence", "paraphrase", "lexical", "indirect", "task_context")
 LOOK_ALIKES_PER_ANSWER = 2
 SEED = 40
-EXCLUDED = ("heldout_17", "heldout_26", "heldout_27", "heldout_28")
+EXCLUDED = ("heldout_17", "heldout_26", "heldout_27", "heldout_28", "heldout_29")
 
 
 def timeline_files() -> list[tuple[str, Path]]:
