@@ -231,15 +231,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         from memory_daemon.evals.relevance import evaluate_relevance
 
         return evaluate_relevance([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
-    if args.suite == "precedence":
-        from memory_daemon.evals.precedence import evaluate_precedence
-
-        return evaluate_precedence([Path(p) for p in args.data.split(",")] if args.data else None, args.json)
-    if args.suite == "partial":
+    if args.suite in ("precedence", "partial"):  # the two pair models: one input, one scoring
         from memory_daemon.evals.precedence import evaluate_precedence
 
         return evaluate_precedence([Path(p) for p in args.data.split(",")] if args.data else None, args.json,
-                                   model_name="partial")
+                                   model_name=args.suite)
     if args.suite == "holders":
         from memory_daemon.evals.holders import evaluate_holders
 

@@ -13,11 +13,11 @@ from preprocessing.precedence_model import LABELS
 from memory_daemon.core.jsonl import json_objects_in
 
 REPO = Path(__file__).resolve().parents[2]
-# The model's val split: timeline sets, contrast families and relevance look-alikes it never trained on
-# (models/precedence/data/DATASET.md).
+# Each pair model's val split (models/<name>/data/DATASET.md): for the precedence model, timeline sets, contrast
+# families and relevance look-alikes it never trained on; for the partial-update reader, a fifth of its families.
 VALIDATION = REPO / "models" / "precedence" / "data" / "val.jsonl"
-# The partial-update reader's val split: a fifth of its hand-written families (models/partial/data/DATASET.md).
 PARTIAL_VALIDATION = REPO / "models" / "partial" / "data" / "val.jsonl"
+VALIDATION_OF = {"precedence": VALIDATION, "partial": PARTIAL_VALIDATION}
 FIELDS = ("question", "older", "newer", "label")
 
 
@@ -66,7 +66,7 @@ def evaluate_precedence(paths: list[Path] | None, as_json: bool = False, model_n
     from preprocessing.registry import ModelUnavailable
 
     suite = f"cortexd eval {model_name}"
-    paths = paths or [PARTIAL_VALIDATION if model_name == "partial" else VALIDATION]
+    paths = paths or [VALIDATION_OF[model_name]]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         print(f"{suite}: no such file: {', '.join(missing)}")

@@ -18,28 +18,18 @@ sys.path.insert(0, str(HERE.parent / "precedence"))
 
 import numpy as np  # noqa: E402
 
-from memory_daemon.evals.precedence import load_pairs, model_scores, summarise  # noqa: E402
+# models/precedence is first on sys.path: `evaluate` is its evaluate.py (the same pair model and `sure` rule)
+from evaluate import choose_sure, val_figures  # noqa: E402
+from memory_daemon.evals.precedence import PARTIAL_VALIDATION as VALIDATION, model_scores, summarise  # noqa: E402
 from preprocessing.precedence_model import PrecedenceModel, verdict  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
-from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE  # noqa: E402
 
-VALIDATION = HERE / "data" / "val.jsonl"
 TEST = REPO / "tests" / "data" / "partial" / "partial_test.jsonl"
 SURE_STEP = 0.001
 # The share of the val pairs decided (sure either way) that may be decided wrongly. The precedence model's 3 % finds no
 # `sure` for this model (at 0.997 it still decides 3 of 41 wrongly); its sure mistakes are a related detail of the same
 # subject ("How many feeds a day does Rosa have?" against "rosa up to 180ml a feed now"), README, Quality, "Session 43".
 MAX_WRONG_DECIDED = 0.075
-
-
-def choose_sure(pairs: list[dict], newer: list[float], step: float = SURE_STEP) -> float:
-    """The lowest `sure` in steps of `step` from 0.5 at which at most MAX_WRONG_DECIDED of the val pairs the model
-    decides are decided wrongly."""
-    for sure in [round(0.5 + n * step, 6) for n in range(round(0.5 / step))]:
-        decided = [(v, pair) for p, pair in zip(newer, pairs) if (v := verdict(p, sure)) is not None]
-        if decided and sum(v != (pair["label"] == "NEWER") for v, pair in decided) <= MAX_WRONG_DECIDED * len(decided):
-            return sure
-    raise SystemExit("no `sure` on the grid decides any val pair within the bound")
 
 
 def latency(model: PrecedenceModel, pairs: list[dict], calls: int = 60) -> dict:
@@ -153,17 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fp32", help="the fp32 ONNX export, to compare with the shipped int8 file")
     p.add_argument("--test", action="store_true", help="score the frozen test split too (once, at the end)")
     args = p.parse_args(argv)
-    pairs = load_pairs(VALIDATION)
-    model = PrecedenceModel(HERE / MODEL_FILE, HERE / TOKENIZER_FILE, threads=2)
-    int8 = model_scores(model, pairs)
-    val = {"file": str(VALIDATION.relative_to(REPO)), "sha256": sha256_of(VALIDATION), "int8": summarise(pairs, int8)}
-    if args.fp32:
-        fp32 = model_scores(PrecedenceModel(Path(args.fp32), HERE / TOKENIZER_FILE, threads=2), pairs)
-        val["fp32"] = summarise(pairs, fp32)
-        val["int8_vs_fp32_agreement"] = round(float(np.mean([(a >= 0.5) == (b >= 0.5) for a, b in zip(int8, fp32)])), 4)
+    model, pairs, int8, val = val_figures(HERE, VALIDATION, args.fp32)
     manifest_path = HERE / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    sure = choose_sure(pairs, int8)
+    sure, _ = choose_sure(pairs, int8, SURE_STEP, MAX_WRONG_DECIDED)
     manifest["sure"] = sure
     manifest["sure_rule"] = (f"lowest on a {SURE_STEP} grid with at most {MAX_WRONG_DECIDED:.1%} of the val pairs "
                              "decided (sure either way) decided wrongly (int8)")

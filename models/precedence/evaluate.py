@@ -28,14 +28,15 @@ MAX_WRONG_DECIDED = 0.03  # the share of val pairs decided (sure either way) tha
 SURE_STEP = 0.01
 
 
-def choose_sure(pairs: list[dict], newer: list[float], step: float = SURE_STEP) -> tuple[float, dict]:
-    """The lowest `sure` in steps of `step` from 0.5 at which at most MAX_WRONG_DECIDED of the val pairs the model decides
+def choose_sure(pairs: list[dict], newer: list[float], step: float = SURE_STEP,
+                max_wrong: float = MAX_WRONG_DECIDED) -> tuple[float, dict]:
+    """The lowest `sure` in steps of `step` from 0.5 at which at most `max_wrong` of the val pairs the model decides
     are decided wrongly, with what it decides there per group."""
     for sure in [round(0.5 + n * step, 6) for n in range(round(0.5 / step))]:
         said = [verdict(p, sure) for p in newer]
         decided = [(v, pair) for v, pair in zip(said, pairs) if v is not None]
         wrong = sum(v != (pair["label"] == "NEWER") for v, pair in decided)
-        if decided and wrong <= MAX_WRONG_DECIDED * len(decided):
+        if decided and wrong <= max_wrong * len(decided):
             groups: dict[str, list[int]] = {}
             for v, pair in zip(said, pairs):
                 row = groups.setdefault(pair.get("other", "?").split(" ")[0] + "/" + pair.get("kind", "?"), [0, 0, 0])
@@ -56,6 +57,21 @@ def latency(model: PrecedenceModel, pairs: list[dict], calls: int = 60) -> dict:
             timings.append((time.perf_counter() - t0) * 1000)
     return {"pairs": 3, "threads": 2, "p50": round(float(np.percentile(timings, 50)), 2),
             "p95": round(float(np.percentile(timings, 95)), 2)}
+
+
+def val_figures(model_dir: Path, validation: Path, fp32: str | None) -> tuple[PrecedenceModel, list[dict], list[float], dict]:
+    """The shipped int8 model of `model_dir`, the val pairs, their int8 probabilities of NEWER, and the val figures
+    (with the fp32 export's beside them when given)."""
+    pairs = load_pairs(validation)
+    model = PrecedenceModel(model_dir / MODEL_FILE, model_dir / TOKENIZER_FILE, threads=2)
+    int8 = model_scores(model, pairs)
+    val = {"file": str(validation.relative_to(REPO)), "sha256": sha256_of(validation), "int8": summarise(pairs, int8)}
+    if fp32:
+        fp32_scores = model_scores(PrecedenceModel(Path(fp32), model_dir / TOKENIZER_FILE, threads=2), pairs)
+        val["fp32"] = summarise(pairs, fp32_scores)
+        val["int8_vs_fp32_agreement"] = round(float(np.mean([(a >= 0.5) == (b >= 0.5)
+                                                             for a, b in zip(int8, fp32_scores)])), 4)
+    return model, pairs, int8, val
 
 
 def write_report(manifest: dict, path: Path) -> None:
@@ -124,14 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not 0 < args.sure_step < 0.5:
         p.error(f"--sure-step {args.sure_step} is not in (0, 0.5)")
-    pairs = load_pairs(VALIDATION)
-    model = PrecedenceModel(HERE / MODEL_FILE, HERE / TOKENIZER_FILE, threads=2)
-    int8 = model_scores(model, pairs)
-    val = {"file": str(VALIDATION.relative_to(REPO)), "sha256": sha256_of(VALIDATION), "int8": summarise(pairs, int8)}
-    if args.fp32:
-        fp32 = model_scores(PrecedenceModel(Path(args.fp32), HERE / TOKENIZER_FILE, threads=2), pairs)
-        val["fp32"] = summarise(pairs, fp32)
-        val["int8_vs_fp32_agreement"] = round(float(np.mean([(a >= 0.5) == (b >= 0.5) for a, b in zip(int8, fp32)])), 4)
+    model, pairs, int8, val = val_figures(HERE, VALIDATION, args.fp32)
     manifest_path = HERE / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     sure, decisions = choose_sure(pairs, int8, args.sure_step)
