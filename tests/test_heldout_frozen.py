@@ -108,6 +108,9 @@ FROZEN = {
     # Session 29: a fresh helper (the pointing-statement brief, models/relation/data/DATASET.md), frozen before any
     # training on the pointing pairs; unscored and unread.
     "relation_pointing/relation_pointing_test.jsonl": "031f99b012e184e5941b1550839a6dd18e685f25b851974813fcc90e6bdb48c4",
+    # Session 44: a fresh helper (models/relation/data/BRIEF_informal.md), frozen before relation run 26 was trained;
+    # unscored and unread.
+    "relation_informal/relation_informal_test.jsonl": "a360d9856735b1438ca48ebcba12f94c602ea2e452c33728ef34120d66056f52",
     # Session 10: written by a fresh helper before the relevance model was trained.
     "relevance/relevance_test.jsonl": "3b4b98779c6dee9821457e16568f3c5f473ae9862e589b5e834f9d74331aee91",
     # Session 30: a fresh helper (the round-4 brief, models/relevance/data/DATASET.md), frozen before round 4's
