@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -55,6 +56,12 @@ def running_daemon(**environment: str):
 def module_daemon():
     """One real daemon for a whole test module (each test picks its own namespace)."""
     yield from running_daemon()
+
+
+def payload(result) -> dict:
+    """The JSON a successful MCP tool call returned (a failed call fails the test with the tool's error text)."""
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
 
 
 def free_port() -> int:

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import CORTEXD, Daemon, mcp_session
+from conftest import CORTEXD, Daemon, mcp_session, payload
 from preprocessing.registry import models_dir
 
 pytestmark = pytest.mark.anyio
@@ -19,11 +19,6 @@ pytestmark = pytest.mark.anyio
 def daemon(module_daemon):
     """One daemon for the module (a fresh one each cost ≈ 3 s): each test writes to its own namespace."""
     return module_daemon
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def test_explicit_request_is_must_save_and_names_the_technology(daemon):

@@ -6,13 +6,12 @@ a known gap, marked xfail)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 
 import pytest
 
-from conftest import Daemon, mcp_session
+from conftest import Daemon, mcp_session, payload
 from preprocessing.registry import models_dir
 
 pytestmark = pytest.mark.anyio
@@ -26,11 +25,6 @@ MEMORIES = [
 ]
 QUESTION = "Who is my family doctor?"  # no content word in common with its answer, MEMORIES[0]
 FOREIGN = "which wine goes with grilled trout?"
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def _context_of(host, task: str) -> list[str]:

@@ -7,17 +7,12 @@ import subprocess
 
 import pytest
 
-from conftest import CORTEXD, Daemon, mcp_session, store_cells_holding
+from conftest import CORTEXD, Daemon, mcp_session, store_cells_holding, payload
 
 pytestmark = pytest.mark.anyio
 
 MARKER = "ZEBRAFINCH42"
 SECRET_MEMORY = f"The launch codename for the Kestrel rollout is {MARKER}"
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 def _export(daemon, namespace: str) -> str:

@@ -9,7 +9,7 @@ import duckdb
 import grpc
 import pytest
 
-from conftest import Daemon, mcp_session
+from conftest import Daemon, mcp_session, payload
 from memory_daemon.client.python_client import as_dict
 
 pytestmark = pytest.mark.anyio
@@ -87,11 +87,6 @@ def test_bad_graph_input_is_a_clear_error_over_grpc(daemon):
             client.query_entity(entity="nobody")
         assert raised.value.code() == grpc.StatusCode.NOT_FOUND
         assert as_dict(client.read_graph())["facts"] == []
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def test_graph_tools_resources_and_prompts_through_the_proxy(daemon):

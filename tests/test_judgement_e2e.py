@@ -3,14 +3,13 @@ relation model, through a real daemon and a real `cortexd proxy`. None of these 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 
 import pytest
 
-from conftest import CORTEXD, Daemon, mcp_session
+from conftest import CORTEXD, Daemon, mcp_session, payload
 from preprocessing.registry import models_dir
 
 pytestmark = pytest.mark.anyio
@@ -21,11 +20,6 @@ def daemon(module_daemon):
     """One daemon for the tests on the shipped models, each in its own namespace; the two on broken models
     start their own."""
     return module_daemon
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def test_a_polite_request_to_store_is_must_save_and_a_task_note_is_not(daemon):

@@ -9,15 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORTEXD, mcp_session
+from conftest import CORTEXD, mcp_session, payload
 from proxy_server.namespace import BadNamespace, repository_namespace, resolve_namespace
 
 pytestmark = pytest.mark.anyio
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 def test_the_rule_is_flag_then_environment_then_repository_then_default(tmp_path):

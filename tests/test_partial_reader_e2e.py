@@ -5,11 +5,10 @@ the changed detail leaves the older memory out, while one about an unchanged det
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
-from conftest import mcp_session, running_daemon
+from conftest import mcp_session, running_daemon, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -18,11 +17,6 @@ OLDER = "Quarterly planning day is on 14 March at the Lindqvist Hotel, catering 
 NEWER = "Planning day catering got switched to Bramble Kitchen."
 CHANGED = "Who is doing the food for the planning day?"
 UNCHANGED = "Where is the quarterly planning day being held?"
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def _save_both(host) -> tuple[str, str]:

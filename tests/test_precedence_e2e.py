@@ -5,11 +5,10 @@ and without either the fused order puts the older first."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
-from conftest import mcp_session, running_daemon
+from conftest import mcp_session, running_daemon, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -18,11 +17,6 @@ pytestmark = pytest.mark.anyio
 OLDER = "The Halden book club meets on the first Monday of each month at the Corner Library."
 NEWER = "Halden book club has moved to the first Wednesday of the month, still at the Corner Library."
 QUESTION = "Which day does the Halden book club meet?"
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def _hits(daemon, namespace: str) -> list[dict]:

@@ -4,11 +4,10 @@ best two hits, so of two memories the fused signals barely tell apart the one th
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
-from conftest import mcp_session, running_daemon
+from conftest import mcp_session, running_daemon, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -21,11 +20,6 @@ QUESTION = "What does the Larkspur CI run on?"
 EXPENSES = ["Expense claims over 500 euros need sign-off from Ingrid Solberg in finance.",
             "Expense claims under 500 euros are approved automatically as long as a receipt is attached."]
 EXPENSES_QUESTION = "Who has to sign off my 900 euro travel claim?"
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def _hits(daemon, namespace: str, memories: list[str], question: str) -> list[dict]:

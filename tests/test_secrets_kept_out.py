@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import CORTEXD, Daemon, mcp_session, store_cells_holding
+from conftest import CORTEXD, Daemon, mcp_session, store_cells_holding, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -16,11 +16,6 @@ GITHUB = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
 OPENAI = "sk-proj-ABCDEFGHIJKLMNOPQRST1234"
 PASSWORD = "hunt3r!xq"
 SECRETS = (GITHUB, OPENAI, PASSWORD)
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def test_no_write_path_stores_a_secret_and_markers_name_the_kind(workdir):

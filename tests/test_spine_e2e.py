@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from conftest import mcp_session
+from conftest import mcp_session, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -22,11 +22,6 @@ TOOLS = {"save_memory", "search_memory", "open_memories", "touch_memory", "analy
 # The default profile: what a host lists unless the proxy runs with --tools full.
 EVERYDAY_TOOLS = {"save_memory", "search_memory", "analyze_message", "compile_context", "forget_memory", "edit_memory",
                   "upsert_fact", "record_episode", "query_entity"}
-
-
-def payload(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 async def test_three_hosts_share_memories_within_a_namespace(daemon):
