@@ -5,7 +5,6 @@ the changed detail leaves the older memory out, while one about an unchanged det
 
 from __future__ import annotations
 
-
 import pytest
 
 from conftest import mcp_session, running_daemon, payload

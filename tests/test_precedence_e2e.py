@@ -5,7 +5,6 @@ and without either the fused order puts the older first."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from conftest import mcp_session, running_daemon, payload

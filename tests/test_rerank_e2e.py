@@ -4,7 +4,6 @@ best two hits, so of two memories the fused signals barely tell apart the one th
 
 from __future__ import annotations
 
-
 import pytest
 
 from conftest import mcp_session, running_daemon, payload
