@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -16,10 +15,8 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE.parent / "precedence"))
 
-import numpy as np  # noqa: E402
-
 # models/precedence is first on sys.path: `evaluate` is its evaluate.py (the same pair model and `sure` rule)
-from evaluate import choose_sure, val_figures  # noqa: E402
+from evaluate import choose_sure, latency, val_figures  # noqa: E402
 from memory_daemon.evals.precedence import PARTIAL_VALIDATION as VALIDATION, model_scores, summarise  # noqa: E402
 from preprocessing.precedence_model import PrecedenceModel, verdict  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
@@ -30,19 +27,6 @@ SURE_STEP = 0.001
 # `sure` for this model (at 0.997 it still decides 3 of 41 wrongly); its sure mistakes are a related detail of the same
 # subject ("How many feeds a day does Rosa have?" against "rosa up to 180ml a feed now"), README, Quality, "Session 43".
 MAX_WRONG_DECIDED = 0.075
-
-
-def latency(model: PrecedenceModel, pairs: list[dict], calls: int = 60) -> dict:
-    """Milliseconds per newer_answers() call of one pair (search and compile_context read one per partial link)."""
-    timings = []
-    for i in range(calls + 5):
-        pair = pairs[i % len(pairs)]
-        t0 = time.perf_counter()
-        model.newer_answers(pair["question"], [(pair["older"], pair["newer"])])
-        if i >= 5:
-            timings.append((time.perf_counter() - t0) * 1000)
-    return {"pairs": 1, "threads": 2, "p50": round(float(np.percentile(timings, 50)), 2),
-            "p95": round(float(np.percentile(timings, 95)), 2)}
 
 
 def at_sure(pairs: list[dict], newer: list[float], sure: float) -> dict:
@@ -150,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest["sure"] = sure
     manifest["sure_rule"] = (f"lowest on a {SURE_STEP} grid with at most {MAX_WRONG_DECIDED:.1%} of the val pairs "
                              "decided (sure either way) decided wrongly (int8)")
-    metrics = {"val": val, "val_at_sure": at_sure(pairs, int8, sure), "latency_ms": latency(model, pairs)}
+    metrics = {"val": val, "val_at_sure": at_sure(pairs, int8, sure), "latency_ms": latency(model, pairs, per_call=1)}
     if args.test:
         metrics["test"] = test_split(model, sure)
     elif "test" in manifest.get("metrics", {}):

@@ -46,16 +46,17 @@ def choose_sure(pairs: list[dict], newer: list[float], step: float = SURE_STEP,
     raise SystemExit("no `sure` on the grid decides any val pair within the bound")
 
 
-def latency(model: PrecedenceModel, pairs: list[dict], calls: int = 60) -> dict:
-    """Milliseconds per newer_answers() call of the three pairs search reads (its best three hits)."""
+def latency(model: PrecedenceModel, pairs: list[dict], per_call: int = 3, calls: int = 60) -> dict:
+    """Milliseconds per newer_answers() call of `per_call` pairs: three for the pairs search reads (its best three
+    hits), one for the partial-update reader (one per partial link)."""
     timings = []
     for i in range(calls + 5):
-        chunk = [pairs[(i * 3 + j) % len(pairs)] for j in range(3)]
+        chunk = [pairs[(i * per_call + j) % len(pairs)] for j in range(per_call)]
         t0 = time.perf_counter()
         model.newer_answers(chunk[0]["question"], [(p["older"], p["newer"]) for p in chunk])
         if i >= 5:
             timings.append((time.perf_counter() - t0) * 1000)
-    return {"pairs": 3, "threads": 2, "p50": round(float(np.percentile(timings, 50)), 2),
+    return {"pairs": per_call, "threads": 2, "p50": round(float(np.percentile(timings, 50)), 2),
             "p95": round(float(np.percentile(timings, 95)), 2)}
 
 
