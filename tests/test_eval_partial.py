@@ -11,12 +11,19 @@ from preprocessing.precedence_model import PARTIAL_MODEL, PrecedenceModel
 from preprocessing.registry import models_dir
 
 
+# int8 MatMuls can round differently from one CPU to another (onnxruntime picks its int8 kernels by instruction set):
+# the same model and pairs scored 0.8085 where the manifest was written and 0.8227 on an AMD EPYC with AVX512-VNNI,
+# 4 pairs of 282 apart.
+CPU_TOLERANCE = 0.03
+
+
 def test_partial_eval_gives_the_manifests_val_figure():
     result = subprocess.run(CORTEXD + ["eval", "partial", "--json"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     [report] = json.loads(result.stdout)
     val = json.loads((models_dir() / PARTIAL_MODEL / "manifest.json").read_text())["metrics"]["val"]["int8"]
-    assert report["pairs"] == val["pairs"] and report["accuracy"] == val["accuracy"], (report, val)
+    assert report["pairs"] == val["pairs"], (report, val)
+    assert abs(report["accuracy"] - val["accuracy"]) <= CPU_TOLERANCE, (report, val)
     assert report["accuracy"] > report["always_newer_accuracy"]
 
 

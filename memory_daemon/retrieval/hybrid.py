@@ -45,6 +45,12 @@ RERANK_CLIP = 0.05
 
 # The relevance model's decision in training: a memory read at this probability or more is about the query.
 RELEVANT_AT = 0.5
+# A search over every signal that brings in fewer than THIN_SEARCH memories has the relevance model read the
+# THIN_SEARCH_DEPTH nearest memories under the dense floor: an answer told in other words than it is asked ("Where would
+# I look for a stack trace from prod?" against "prod logs are going to Loki again") shares no word with the question
+# and often has a cosine under the floor, which keeps look-alikes out of every other search (README, Quality, F).
+THIN_SEARCH = 3
+THIN_SEARCH_DEPTH = 6
 
 # (query, texts) -> the probability that each text answers the query, or None when no model can say
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
@@ -364,9 +370,14 @@ class HybridRetriever:
             found["graph"] = graph if graph is not None else self._graph(query, found, depth)
         retrievers = [s for s in RETRIEVERS if s in signals] or ["graph"]
         candidates = {m for s in retrievers for m in found.get(s, {})}
-        if query.entity_keys:
-            mentioning = set().union(*self._lexical.memories_with_entities(query.namespaces, query.entity_keys).values())
+        mentioning = set().union(*self._lexical.memories_with_entities(query.namespaces, query.entity_keys).values()) \
+            if query.entity_keys else None
+        if mentioning is not None:
             candidates &= mentioning
+        if len(candidates) < THIN_SEARCH and self._relevance is not None and query.rerank and not query.signals:
+            under_floor = self._read_under_floor(query, candidates, mentioning)
+            found.setdefault("dense", {}).update(under_floor)
+            candidates |= set(under_floor)
         # A signal's score counts only for the memories the retrievers brought in.
         found = {s: {m: v for m, v in scores.items() if m in candidates} for s, scores in found.items()}
         if not candidates:
@@ -417,6 +428,28 @@ class HybridRetriever:
         ranked = sorted(final, key=lambda m: (-final[m], -rows[m].created_at.timestamp(), m))[: query.limit]
         return [ScoredMemory(rows[m], final[m], {s: round(found[s][m], 4) for s in found if m in found[s]})
                 for m in ranked]
+
+    def _read_under_floor(self, query: SearchQuery, candidates: set[str], mentioning: set[str] | None) -> dict[str, float]:
+        """For a thin search: of the THIN_SEARCH_DEPTH nearest current memories under the dense floor that pass the
+        search's filters, those the relevance model, reading them with the query in one batch, takes for about it
+        (RELEVANT_AT or more), each with its cosine; {} when the model cannot say."""
+        vector = self._embed(query.text)
+        if vector is None:
+            return {}
+        floor = self._settings.min_dense_similarity
+        under: dict[str, float] = {}
+        for namespace in query.namespaces:
+            for memory_id, similarity in self._vectors.nearest(namespace, vector, THIN_SEARCH_DEPTH + len(candidates),
+                                                               include_superseded=False):
+                if similarity < floor and memory_id not in candidates \
+                        and (mentioning is None or memory_id in mentioning):
+                    under[memory_id] = similarity
+        nearest = set(heapq.nlargest(THIN_SEARCH_DEPTH, under, key=lambda m: (under[m], m)))
+        rows = [r for r in self._rows(query, nearest, SIGNALS) if not r.superseded_by]
+        if not rows or (probabilities := self._relevance(query.text, [r.content for r in rows])) is None:
+            return {}
+        return {r.id: under[r.id] for r, probability in zip(rows, probabilities, strict=True)
+                if probability >= RELEVANT_AT}
 
     def _about_the_question(self, text: str, hits: Sequence[str], rows: dict[str, MemoryRow],
                             found: dict[str, dict[str, float]]) -> set[str] | None:
