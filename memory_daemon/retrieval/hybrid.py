@@ -46,9 +46,10 @@ RERANK_CLIP = 0.05
 # The relevance model's decision in training: a memory read at this probability or more is about the query.
 RELEVANT_AT = 0.5
 # A search over every signal that brings in fewer than THIN_SEARCH memories has the relevance model read the
-# THIN_SEARCH_DEPTH nearest memories under the dense floor: an answer told in other words than it is asked ("Where would
-# I look for a stack trace from prod?" against "prod logs are going to Loki again") shares no word with the question
-# and often has a cosine under the floor, which keeps look-alikes out of every other search (README, Quality, F).
+# THIN_SEARCH_DEPTH nearest memories under the dense floor: an answer told in other words than it is asked ("Which
+# vehicle is parked in my driveway?" against "Picked up a used Skoda Octavia estate last spring") shares no word with
+# the question and often has a cosine under the floor, which keeps look-alikes out of every other search (README,
+# Quality, "Session 45, F").
 THIN_SEARCH = 3
 THIN_SEARCH_DEPTH = 6
 
