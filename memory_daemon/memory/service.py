@@ -66,9 +66,6 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
 CONTEXT_UPDATE_PAIRS = 1  # the pair of a context's memories read for an update import left unlinked (11 ms a pair here)
-# The closest pairs of a context's memories the precedence model reads with the task, in one call: one, since three
-# took compile_context's p50 at 100,000 memories from 26 to 43 ms (README, Quality, "Session 46, D").
-CONTEXT_PRECEDENCE_PAIRS = 1
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 16
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
@@ -560,36 +557,6 @@ class MemoryService:
         check_signals(query.signals)
         return query
 
-    def answered_by_newer(self, question: str, rows: Sequence[MemoryRow]) -> set[str]:
-        """The ids of those memories of which a newer one among them answers `question` now, by the precedence model,
-        sure of it: "After last week's 504s we raised the checkout timeout to 1200 ms" answers what the timeout is,
-        and "Checkout service config: timeout 600 ms, 2 retries" still answers how many retries, both current. The
-        CONTEXT_PRECEDENCE_PAIRS closest pairs (in time order, a cosine of IMPORT_CANDIDATE_FLOOR or more) are read in
-        one call; without the model, or if it fails, none."""
-        precedence = self._activation.precedence if self._activation is not None \
-            and self._activation.settings.precedence_model else None
-        if precedence is None or len(rows) < 2:
-            return set()
-        closest = self._close_pairs(rows, lambda newer: True)[:CONTEXT_PRECEDENCE_PAIRS]
-        if not closest:
-            return set()
-        verdicts = precedence(question, [(older.content, newer.content) for _, older, newer in closest])
-        return {older.id for (_, older, _), newer_answers in zip(closest, verdicts or ()) if newer_answers}
-
-    def _close_pairs(self, rows: Sequence[MemoryRow],
-                     may_be_newer: Callable[[MemoryRow], bool]) -> list[tuple[float, MemoryRow, MemoryRow]]:
-        """(cosine, older, newer) for each pair of these memories in one namespace, in time order, at a cosine of
-        IMPORT_CANDIDATE_FLOOR or more and with a newer one `may_be_newer` accepts; closest first."""
-        pairs: list[tuple[float, MemoryRow, MemoryRow]] = []
-        for namespace in dict.fromkeys(r.namespace for r in rows):
-            same = [r for r in rows if r.namespace == namespace]
-            vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
-            newer_ones = [r for r in same if may_be_newer(r)]
-            pairs += [(cosine, older, newer) for older in same for newer in newer_ones
-                      if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
-                      and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
-        return sorted(pairs, key=lambda p: -p[0])
-
     def updated_among(self, rows: Sequence[MemoryRow]) -> set[str]:
         """The ids of those memories that a newer one among them wholly updates, read as import reads a record
         against its neighbours: the relation judge with all its checks, a sure UPDATE no check overruled. Import reads
@@ -603,13 +570,20 @@ class MemoryService:
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or len(rows) < 2:
             return set()
-        pairs = self._close_pairs(rows, lambda newer: not self._updated_ids(newer.namespace, newer.id, newer))
+        pairs: list[tuple[float, MemoryRow, MemoryRow]] = []
+        for namespace in dict.fromkeys(r.namespace for r in rows):
+            same = [r for r in rows if r.namespace == namespace]
+            vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
+            unlinked = [r for r in same if not self._updated_ids(namespace, r.id, r)]
+            pairs += [(cosine, older, newer) for older in same for newer in unlinked
+                      if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
+                      and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
         known = {r.id: r for r in rows}
         try:
             judged = judge.judge_pairs([
                 (newer.content, self._with_earlier_versions(
                     older.namespace, [DedupCandidate(older.id, older.content, cosine)], known)[0])
-                for cosine, older, newer in pairs[:CONTEXT_UPDATE_PAIRS]])
+                for cosine, older, newer in sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]])
         except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()
