@@ -46,12 +46,11 @@ RERANK_CLIP = 0.05
 # The relevance model's decision in training: a memory read at this probability or more is about the query.
 RELEVANT_AT = 0.5
 # A search over every signal that brings in fewer than THIN_SEARCH memories has the relevance model read the
-# THIN_SEARCH_DEPTH nearest memories under the dense floor: an answer told in other words than it is asked ("Which
+# nearest memories under the dense floor ([retrieval] thin_search_depth of them): an answer told in other words than it is asked ("Which
 # vehicle is parked in my driveway?" against "Picked up a used Skoda Octavia estate last spring") shares no word with
 # the question and often has a cosine under the floor, which keeps look-alikes out of every other search (README,
 # Quality, "Session 45, F").
 THIN_SEARCH = 3
-THIN_SEARCH_DEPTH = 6
 
 # (query, texts) -> the probability that each text answers the query, or None when no model can say
 Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
@@ -375,7 +374,8 @@ class HybridRetriever:
             if query.entity_keys else None
         if mentioning is not None:
             candidates &= mentioning
-        if len(candidates) < THIN_SEARCH and self._relevance is not None and query.rerank and not query.signals:
+        if len(candidates) < THIN_SEARCH and self._relevance is not None and query.rerank and not query.signals \
+                and self._settings.thin_search_depth > 0:
             under_floor = self._read_under_floor(query, candidates, mentioning)
             found.setdefault("dense", {}).update(under_floor)
             candidates |= set(under_floor)
@@ -431,21 +431,21 @@ class HybridRetriever:
                 for m in ranked]
 
     def _read_under_floor(self, query: SearchQuery, candidates: set[str], mentioning: set[str] | None) -> dict[str, float]:
-        """For a thin search: of the THIN_SEARCH_DEPTH nearest current memories under the dense floor that pass the
+        """For a thin search: of the thin_search_depth nearest current memories under the dense floor that pass the
         search's filters, those the relevance model, reading them with the query in one batch, takes for about it
         (RELEVANT_AT or more), each with its cosine; {} when the model cannot say."""
         vector = self._embed(query.text)
         if vector is None:
             return {}
-        floor = self._settings.min_dense_similarity
+        floor, depth = self._settings.min_dense_similarity, self._settings.thin_search_depth
         under: dict[str, float] = {}
         for namespace in query.namespaces:
-            for memory_id, similarity in self._vectors.nearest(namespace, vector, THIN_SEARCH_DEPTH + len(candidates),
+            for memory_id, similarity in self._vectors.nearest(namespace, vector, depth + len(candidates),
                                                                include_superseded=False):
                 if similarity < floor and memory_id not in candidates \
                         and (mentioning is None or memory_id in mentioning):
                     under[memory_id] = similarity
-        nearest = set(heapq.nlargest(THIN_SEARCH_DEPTH, under, key=lambda m: (under[m], m)))
+        nearest = set(heapq.nlargest(depth, under, key=lambda m: (under[m], m)))
         rows = [r for r in self._rows(query, nearest, SIGNALS) if not r.superseded_by]
         if not rows or (probabilities := self._relevance(query.text, [r.content for r in rows])) is None:
             return {}

@@ -4,18 +4,23 @@ estimate it set by set, and write it into the relevance model's manifest."""
 # Usage (runtime venv, no torch):  .venv/bin/python models/relevance/fit_gate.py [--sets N,N,...] [--write]
 # Each set's scenarios are imported into a temporary daemon as `cortexd eval timelines` imports them; each question,
 # and another scenario's question (a foreign one: no memory of the namespace answers it), is searched as
-# compile_context searches, and preflight's own rule picks the hits the gate reads again. Labels: a question's current
-# memory 1, any hit of a foreign question 0; a question's other memories are left out (about its subject, not its
-# answer). The threshold is the lowest at which the gate admits no more foreign hits than the model's threshold did.
+# compile_context searches (search_memory with the reranker and the thin search off: compile_context's search has
+# neither), and preflight's own rule picks the hits the gate reads again. Labels: a question's current memory 1, any
+# hit of a foreign question 0; a question's other memories are left out (about its subject, not its answer). The
+# threshold is the lowest at which the gate admits no more foreign hits than the gate it replaces (the manifest's) does
+# on the same hits (`--foreign-like model`: than the model's own threshold does).
 # Leave-one-set-out: each set scored by a gate fitted on the others, in a replica of compile_context's choice of
-# memories (kept hits, then the share of the best hit's score), beside the model's threshold in the same replica.
+# memories (kept hits, then the share of the best hit's score), beside the model's threshold and the replaced gate in
+# the same replica.
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,19 +33,40 @@ from memory_daemon.client.launcher import temporary_daemon  # noqa: E402
 from memory_daemon.context.preflight import (  # noqa: E402
     MIN_RELEVANCE, SEARCH_DEPTH, hits_to_read_again, shares_of_best,
 )
+from memory_daemon.core.config import load_retrieval_settings  # noqa: E402
 from memory_daemon.evals.retrieval import UPDATE_CHECK_TIMEOUT_SECONDS, read_jsonl, timeline_records  # noqa: E402
 from preprocessing.context_gate import FEATURES, ContextGate, features  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
 from preprocessing.relevance_model import RelevanceModel  # noqa: E402
 
+# compile_context's search reads neither the reranker nor the thin search (SearchQuery.rerank is False there)
+AS_COMPILE_CONTEXT_SEARCHES = {"CORTEXD_RETRIEVAL_RERANK_DEPTH": "0", "CORTEXD_RETRIEVAL_THIN_SEARCH_DEPTH": "0",
+                               "CORTEXD_RETRIEVAL_PRECEDENCE_DEPTH": "0"}
+
 DEVELOPMENT_SETS = (11, 12, 13, 14, 15, 16, 18, 19, 20)  # README, Quality: the nine development timeline sets
 L2 = 1.0
 NEWTON_STEPS = 50
-COMMAND = ".venv/bin/python models/relevance/fit_gate.py --write"
+COMMAND = ".venv/bin/python models/relevance/fit_gate.py --sets {sets} --write"
 
 
 def timeline_file(number: int) -> Path:
     return REPO / "tests" / "data" / f"heldout_{number}" / f"timelines_test_{number}.jsonl"
+
+
+@contextmanager
+def searching_as_compile_context():
+    """The environment a daemon started inside inherits: its search_memory searches as compile_context does."""
+    saved = {name: os.environ.get(name) for name in AS_COMPILE_CONTEXT_SEARCHES}
+    os.environ.update(AS_COMPILE_CONTEXT_SEARCHES)
+    try:
+        load_retrieval_settings()  # a setting the daemon would not know fails here, not as a daemon that never serves
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def searched(path: Path, model: RelevanceModel) -> list[dict]:
@@ -49,7 +75,7 @@ def searched(path: Path, model: RelevanceModel) -> list[dict]:
     timelines = read_jsonl(path)
     records = timeline_records(timelines)
     questions = []
-    with temporary_daemon() as daemon:
+    with searching_as_compile_context(), temporary_daemon() as daemon:
         daemon.wait_serving()
         for number, timeline in enumerate(timelines):
             foreign = timelines[(number + len(timelines) // 2) % len(timelines)]
@@ -71,15 +97,22 @@ def searched(path: Path, model: RelevanceModel) -> list[dict]:
     return questions
 
 
-def labelled(questions: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-    rows, labels = [], []
+def read_hits(questions: list[dict]) -> list[tuple[float, float, bool]]:
+    """(relevance, cosine, is its own question's current memory) of each labelled hit the gate reads."""
+    read = []
     for q in questions:
         for position, probability in q["read"].items():
             hit = q["hits"][int(position)]
             if q["own"] and hit["id"] != q["current"]:
                 continue
-            rows.append(features(probability, hit["dense"]))
-            labels.append(1.0 if q["own"] else 0.0)
+            read.append((probability, hit["dense"], q["own"]))
+    return read
+
+
+def labelled(questions: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    read = read_hits(questions)
+    rows = [features(p, d) for p, d, _ in read]
+    labels = [1.0 if own else 0.0 for _, _, own in read]
     return np.asarray(rows, dtype=float).reshape(-1, len(FEATURES)), np.asarray(labels)
 
 
@@ -96,12 +129,13 @@ def fitted(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return w[:-1], float(w[-1])
 
 
-def gate_for(questions: list[dict], model_threshold: float) -> ContextGate:
-    """The gate fitted on these questions, at the lowest threshold admitting no more foreign hits than the model's."""
+def gate_for(questions: list[dict], reference) -> ContextGate:
+    """The gate fitted on these questions, at the lowest threshold admitting no more of their foreign hits than
+    `reference` (relevance, cosine) -> bool admits."""
     x, y = labelled(questions)
     weights, bias = fitted(x, y)
     scores = 1 / (1 + np.exp(-(x @ weights + bias)))
-    allowed = int(((1 / (1 + np.exp(-x[:, 0])) >= model_threshold) & (y == 0)).sum())
+    allowed = sum(reference(p, d) for p, d, own in read_hits(questions) if not own)
     negatives = np.sort(scores[y == 0])[::-1]
     # Just above the (allowed + 1)-th highest foreign score, to 6 places: at most `allowed` foreign hits pass.
     threshold = math.ceil(negatives[allowed] * 1e6 + 1e-9) / 1e6 if allowed < len(negatives) else 0.5
@@ -131,43 +165,58 @@ def replica(questions: list[dict], admits) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sets", default=",".join(map(str, DEVELOPMENT_SETS)), help="held-out timeline set numbers")
+    parser.add_argument("--foreign-like", choices=("gate", "model"), default="gate",
+                        help="the threshold admits as many foreign hits as the manifest's gate (or the model's own "
+                             "threshold) does")
     parser.add_argument("--write", action="store_true", help="write the gate into models/relevance/manifest.json")
     args = parser.parse_args()
     model = RelevanceModel.load(threads=2)
+    manifest_path = HERE / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    replaced = ContextGate.from_manifest(manifest.get("context_gate"))
+    threshold_rule = lambda p, d: p >= model.threshold  # noqa: E731
+    if args.foreign_like == "gate" and replaced is None:
+        parser.error("the manifest holds no gate to match: use --foreign-like model")
+    reference = replaced.admits if args.foreign_like == "gate" else threshold_rule
     paths = [timeline_file(int(n)) for n in args.sets.split(",")]
     by_set = {path.name: searched(path, model) for path in paths}
     every = [q for questions in by_set.values() for q in questions]
-    threshold_rule = lambda p, d: p >= model.threshold  # noqa: E731
-    print("| set | hits read (current / foreign) | current in: threshold / gate fitted on the others | "
-          "foreign given a memory: threshold / gate |\n| --- | --- | --- | --- |")
-    totals = np.zeros(4)
+    rules = {"threshold": threshold_rule, "replaced gate": replaced.admits if replaced else threshold_rule}
+    print("| set | hits read (current / foreign) | current in: threshold / replaced gate / gate fitted on the others "
+          "| foreign given a memory: threshold / replaced gate / gate |\n| --- | --- | --- | --- |")
+    totals = np.zeros(6)
     for name, questions in by_set.items():
-        gate = gate_for([q for other, qs in by_set.items() if other != name for q in qs], model.threshold)
-        before, after = replica(questions, threshold_rule), replica(questions, gate.admits)
+        gate = gate_for([q for other, qs in by_set.items() if other != name for q in qs], reference)
+        scored = [replica(questions, rule) for rule in (*rules.values(), gate.admits)]
         x, y = labelled(questions)
-        totals += [before[0], after[0], before[1], after[1]]
-        print(f"| {name} | {int(y.sum())} / {int((y == 0).sum())} | {before[0]:.3f} / {after[0]:.3f} | "
-              f"{before[1]:.3f} / {after[1]:.3f} |")
+        totals += [scored[0][0], scored[1][0], scored[2][0], scored[0][1], scored[1][1], scored[2][1]]
+        print(f"| {name} | {int(y.sum())} / {int((y == 0).sum())} | "
+              f"{' / '.join(f'{c:.3f}' for c, _ in scored)} | {' / '.join(f'{f:.3f}' for _, f in scored)} |")
     means = totals / len(by_set)
-    print(f"| mean (leave one set out) | | {means[0]:.3f} / {means[1]:.3f} | {means[2]:.3f} / {means[3]:.3f} |")
-    gate = gate_for(every, model.threshold)
+    print(f"| mean (leave one set out) | | {' / '.join(f'{m:.3f}' for m in means[:3])} | "
+          f"{' / '.join(f'{m:.3f}' for m in means[3:])} |")
+    gate = gate_for(every, reference)
     x, y = labelled(every)
     in_sample = replica(every, gate.admits)
     print(f"\nfitted on all: weights {dict(zip(FEATURES, gate.weights))}, bias {gate.bias:.4f}, threshold "
           f"{gate.threshold}; {int(y.sum())} current and {int((y == 0).sum())} foreign hits read; in-sample current in "
           f"{in_sample[0]:.3f}, foreign given a memory {in_sample[1]:.3f}")
     if args.write:
-        manifest_path = HERE / "manifest.json"
-        manifest = json.loads(manifest_path.read_text())
+        like = "the gate it replaced" if args.foreign_like == "gate" else "the model's own threshold"
         manifest["context_gate"] = {
             "features": list(FEATURES), "weights": [round(w, 6) for w in gate.weights], "bias": round(gate.bias, 6),
-            "threshold": gate.threshold, "command": COMMAND, "l2": L2,
-            "rule": "logistic regression on the hits compile_context reads again (current memory 1, a foreign "
-                    "question's hit 0); threshold: the lowest admitting no more foreign hits than the model's",
+            "threshold": gate.threshold, "command": COMMAND.format(sets=args.sets) + (
+                " --foreign-like model" if args.foreign_like == "model" else ""), "l2": L2,
+            "rule": "logistic regression on the hits compile_context reads again, searched as compile_context searches "
+                    "(current memory 1, a foreign question's hit 0); threshold: the lowest admitting no more foreign "
+                    f"hits than {like}",
             "hits": {"current": int(y.sum()), "foreign": int((y == 0).sum())},
             "fitted_on": {str(p.relative_to(REPO)): sha256_of(p) for p in paths},
-            "leave_one_set_out": {"current_in": {"threshold": round(means[0], 4), "gate": round(means[1], 4)},
-                                  "foreign_given_a_memory": {"threshold": round(means[2], 4), "gate": round(means[3], 4)}},
+            "leave_one_set_out": {
+                "current_in": {"threshold": round(means[0], 4), "replaced_gate": round(means[1], 4),
+                               "gate": round(means[2], 4)},
+                "foreign_given_a_memory": {"threshold": round(means[3], 4), "replaced_gate": round(means[4], 4),
+                                           "gate": round(means[5], 4)}},
         }
         manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
         print(f"wrote the gate into {manifest_path}")
