@@ -80,14 +80,14 @@ def _question(own: bool, dense: float, probability: float) -> dict:
             "read": {"0": probability}}
 
 
-def test_fit_gate_learns_the_cosine_and_admits_no_more_foreign_hits_than_the_threshold():
+def test_fit_gate_learns_the_cosine_and_admits_no_more_foreign_hits_than_the_rule_it_replaces():
     fit_gate = _fit_gate()
     rng = np.random.default_rng(7)
     # Made up: answers have a higher cosine than foreign hits, and the model's reading overlaps for both.
     questions = [_question(True, float(d), float(p)) for d, p in zip(rng.uniform(0.33, 0.45, 60), rng.uniform(0.01, 0.99, 60))]
     questions += [_question(False, float(d), float(p)) for d, p in zip(rng.uniform(0.0, 0.38, 80), rng.uniform(0.0, 0.99, 80))]
     questions.append(_question(False, 0.0, 0.995))  # the one foreign hit the model's threshold (0.98) admits
-    gate = fit_gate.gate_for(questions, 0.98)
+    gate = fit_gate.gate_for(questions, lambda p, d: p >= 0.98)
     assert gate.weights[FEATURES.index("dense")] > 0
     foreign = [q for q in questions if not q["own"]]
     admitted = sum(gate.admits(q["read"]["0"], q["hits"][0]["dense"]) for q in foreign)
