@@ -16,6 +16,7 @@ from memory_daemon.store.graph import EpisodeRow, FactRow
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY
 from memory_daemon.core.timefmt import format_iso
 from memory_daemon.context.unified_search import SearchResult, UnifiedSearch
+from memory_daemon.retrieval.spare_thread import SpareThread
 from preprocessing.relevance_model import MIN_DENSE_ON_TOPIC
 from preprocessing.terms import identifiers, query_terms, salient_keys
 
@@ -118,6 +119,7 @@ class ContextCompiler:
         self._graph = graph
         self._working_memory = working_memory
         self._decisions = decisions
+        self._spare = SpareThread("cortexd-context")  # the precedence reading, beside the relation judge's
 
     def compile(self, namespace: str, task: str, session_id: str = "", max_tokens: int | None = None,
                 episode_kinds: Sequence[str] = ("invariant", "adr", "decision", "bug_root_cause", "migration")) -> CompiledContext:
@@ -153,8 +155,9 @@ class ContextCompiler:
 
     def _searched_lines(self, namespace: str, task: str, episode_kinds: Sequence[str]) -> list[ContextLine]:
         """Memories, episodes and decisions from one search: only current memories, none that a newer memory among
-        them updates, only on-topic hits, each as relevant as its fused score against the best; a decision shows its
-        outcome, an invariant counts for more."""
+        them updates or (by the precedence model, sure of it) answers the task in its place, only on-topic hits,
+        each as relevant as its fused score against the best; a decision shows its outcome, an invariant counts for
+        more."""
         kinds = ("memory", "episode", "decision") if self._decisions is not None else ("memory", "episode")
         # Not reranked: the model costs about 3 ms a pair on a call every prompt makes, whose budget is 30 ms, and the
         # gate below already has it read the doubtful hits (README, Quality, "Session 39").
@@ -168,7 +171,17 @@ class ContextCompiler:
         # A memory a newer one here wholly updates is outdated even where import left the two unlinked, and so is,
         # for this task, one whose partial update here changed what the task asks (search's partial-update reading).
         memories = [hit for hit, _ in relevant if hit.kind == "memory"]
-        outdated = self._memories.updated_among([hit.row for hit in memories]) | changed_in_what_is_asked(memories)
+        rows = [hit.row for hit in memories]
+        changed = changed_in_what_is_asked(memories)
+
+        # The precedence model reads its pair on a spare core while the relation judge reads its own (README,
+        # Quality, "Session 47, D2"); on a busy one, after it.
+        def answered() -> set[str]:
+            return self._memories.answered_by_newer(task, [row for row in rows if row.id not in changed])
+
+        beside = self._spare.submit(answered) if len(rows) > 1 else None
+        outdated = self._memories.updated_among(rows) | changed
+        outdated |= beside.result() if beside is not None else answered()
         lines = []
         for hit, relevance in relevant:
             row = hit.row

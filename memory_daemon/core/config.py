@@ -68,10 +68,12 @@ class ActivationSettings(BaseModel):
     relation_model: bool = True  # dedup and updates from the relation model (else the cosine-and-word rules)
     # compile_context asks the relevance model about hits the cosine rule turns away (else the rule alone decides)
     relevance_model: bool = True
-    # search orders its best current hits by which answers the question now, with the precedence model (else by the
-    # fused signals and the relevance model alone). Off by default: no model has passed its bar yet (README, Quality,
-    # "Session 40"); on, it is loaded and read over [retrieval] precedence_depth hits.
-    precedence_model: bool = False
+    # the precedence model, which reads which of two memories answers a question now: compile_context leaves out the
+    # older of its closest pair where the model is sure the newer answers the task and the relation judge reads no
+    # partial update and no other holder (README, Quality, "Session 47, D2"), and search orders its best current hits
+    # by it when [retrieval] precedence_depth is 2 or more (0 by default: no ordering has passed its bar, "Session
+    # 41"). Off: neither, and the model is not loaded.
+    precedence_model: bool = True
     # search and compile_context read, for a partial update beside the memory it revises, whether the question asks
     # what the update changed or what it left, with the partial-update reader (else by the cosine margin alone)
     partial_model: bool = True
@@ -122,8 +124,8 @@ class RetrievalSettings(BaseModel):
     rerank_weight: float = Field(0.02, ge=0.0)
     # search_memory's precedence model ([activation] precedence_model) reads this many best current hits in pairs, in
     # time order, and orders them by the pairs each wins: which of two memories answers the question now (README,
-    # Retrieval). Under 2: off.
-    precedence_depth: int = Field(3, ge=0, le=10)
+    # Retrieval). Under 2: off, the default (README, Quality, "Session 41").
+    precedence_depth: int = Field(0, ge=0, le=10)
     # Of this many best current hits, one that states its fact of another holder than the query's ("The platform
     # team's standup moved to 10:15" for "what time is my standup?") keeps holder_factor of its fused score (1: off).
     holder_depth: int = Field(5, ge=0, le=50)

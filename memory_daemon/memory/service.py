@@ -66,6 +66,9 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
 CONTEXT_UPDATE_PAIRS = 1  # the pair of a context's memories read for an update import left unlinked (11 ms a pair here)
+# The closest pair of a context's memories the precedence model reads with the task: three took compile_context's
+# p50 at 100,000 memories from 26 to 43 ms (README, Quality, "Session 46, D").
+CONTEXT_PRECEDENCE_PAIRS = 1
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 16
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
@@ -557,6 +560,55 @@ class MemoryService:
         check_signals(query.signals)
         return query
 
+    def answered_by_newer(self, question: str, rows: Sequence[MemoryRow]) -> set[str]:
+        """The ids of those memories of which a newer one among them answers `question` now: the precedence model is
+        sure of it, and the relation judge, reading the same pair, finds neither a partial update (the older memory
+        still answers what the newer left: "Checkout service config: timeout 600 ms, 2 retries" beside "we raised
+        the checkout timeout to 1200 ms", for the retries; the partial-update reader decides those) nor another
+        instance's or holder's change ("Upgraded the production database to Postgres 16" beside "The staging
+        database is Postgres 14"). The CONTEXT_PRECEDENCE_PAIRS closest pairs (in time order, a cosine of
+        IMPORT_CANDIDATE_FLOOR or more) are read in one call; without either model, or if one fails, none."""
+        judge = self._activation.dedup if self._activation is not None else None
+        if not isinstance(judge, RelationJudge) or not self._activation.settings.precedence_model or len(rows) < 2:
+            return set()
+        closest = self._close_pairs(rows, lambda newer: True)[:CONTEXT_PRECEDENCE_PAIRS]
+        verdicts = self._activation.precedence(question, [(older.content, newer.content) for _, older, newer in closest]) \
+            if closest else None
+        sure = [(cosine, older, newer) for (cosine, older, newer), newer_answers in zip(closest, verdicts or ())
+                if newer_answers]
+        if not sure:
+            return set()
+        try:
+            judged = self._judged_pairs(judge, sure, {r.id: r for r in rows})
+        except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
+            log_event("context_precedence_guard_failed", level=logging.WARNING, error=repr(error))
+            return set()
+        return {pair.candidate.memory_id for pair in judged
+                if pair.relation.label != "PARTIAL_UPDATE" and not pair.about_another_holder}
+
+    def _close_pairs(self, rows: Sequence[MemoryRow],
+                     may_be_newer: Callable[[MemoryRow], bool]) -> list[tuple[float, MemoryRow, MemoryRow]]:
+        """(cosine, older, newer) for each pair of these memories in one namespace, in time order, at a cosine of
+        IMPORT_CANDIDATE_FLOOR or more and with a newer one `may_be_newer` accepts; closest first."""
+        pairs: list[tuple[float, MemoryRow, MemoryRow]] = []
+        for namespace in dict.fromkeys(r.namespace for r in rows):
+            same = [r for r in rows if r.namespace == namespace]
+            vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
+            newer_ones = [r for r in same if may_be_newer(r)]
+            pairs += [(cosine, older, newer) for older in same for newer in newer_ones
+                      if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
+                      and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
+        return sorted(pairs, key=lambda p: -p[0])
+
+    def _judged_pairs(self, judge: RelationJudge, pairs: Sequence[tuple[float, MemoryRow, MemoryRow]],
+                      known: dict[str, MemoryRow]):
+        """The relation judge's reading of each (cosine, older, newer) pair, with all its checks, in one call: the
+        newer memory read as a new text against the older, whose earlier versions it is given."""
+        return judge.judge_pairs([
+            (newer.content, self._with_earlier_versions(
+                older.namespace, [DedupCandidate(older.id, older.content, cosine)], known)[0])
+            for cosine, older, newer in pairs])
+
     def updated_among(self, rows: Sequence[MemoryRow]) -> set[str]:
         """The ids of those memories that a newer one among them wholly updates, read as import reads a record
         against its neighbours: the relation judge with all its checks, a sure UPDATE no check overruled. Import reads
@@ -570,20 +622,9 @@ class MemoryService:
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or len(rows) < 2:
             return set()
-        pairs: list[tuple[float, MemoryRow, MemoryRow]] = []
-        for namespace in dict.fromkeys(r.namespace for r in rows):
-            same = [r for r in rows if r.namespace == namespace]
-            vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
-            unlinked = [r for r in same if not self._updated_ids(namespace, r.id, r)]
-            pairs += [(cosine, older, newer) for older in same for newer in unlinked
-                      if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
-                      and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
-        known = {r.id: r for r in rows}
+        pairs = self._close_pairs(rows, lambda newer: not self._updated_ids(newer.namespace, newer.id, newer))
         try:
-            judged = judge.judge_pairs([
-                (newer.content, self._with_earlier_versions(
-                    older.namespace, [DedupCandidate(older.id, older.content, cosine)], known)[0])
-                for cosine, older, newer in sorted(pairs, key=lambda p: -p[0])[:CONTEXT_UPDATE_PAIRS]])
+            judged = self._judged_pairs(judge, pairs[:CONTEXT_UPDATE_PAIRS], {r.id: r for r in rows})
         except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()
