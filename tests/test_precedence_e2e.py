@@ -1,7 +1,7 @@
 """search_memory through a real proxy: of two current memories on one subject (a partial update leaves the older one
-current for what it did not change), the precedence model, when it is on (`[activation] precedence_model = true`),
-puts first the one that answers the question now; by default it is off, the partial-update reader orders such a pair,
-and without either the fused order puts the older first."""
+current for what it did not change), the precedence model, when search reads it (`[retrieval] precedence_depth` 2 or
+more), puts first the one that answers the question now; by default search does not, the partial-update reader
+orders such a pair, and without either the fused order puts the older first."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ async def _hits(daemon, namespace: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def daemon_with_precedence():
-    yield from running_daemon(CORTEXD_PRECEDENCE_MODEL="true")
+    yield from running_daemon(CORTEXD_PRECEDENCE_MODEL="true", CORTEXD_RETRIEVAL_PRECEDENCE_DEPTH="3")
 
 
 async def test_the_memory_that_answers_now_comes_first_and_says_why(daemon_with_precedence):
@@ -50,7 +50,7 @@ async def test_by_default_the_partial_update_reader_orders_the_two(module_daemon
 
 @pytest.fixture(scope="module")
 def daemon_without_pair_models():
-    yield from running_daemon(CORTEXD_PARTIAL_MODEL="false")
+    yield from running_daemon(CORTEXD_PARTIAL_MODEL="false", CORTEXD_PRECEDENCE_MODEL="false")
 
 
 async def test_without_either_pair_model_the_fused_order_puts_the_older_memory_first(daemon_without_pair_models):

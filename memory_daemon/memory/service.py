@@ -562,12 +562,15 @@ class MemoryService:
 
     def answered_by_newer(self, question: str, rows: Sequence[MemoryRow]) -> set[str]:
         """The ids of those memories of which a newer one among them answers `question` now: the precedence model is
-        sure of it, and the relation judge, reading the same pair, finds neither a partial update (the older memory
-        still answers what the newer left: "Checkout service config: timeout 600 ms, 2 retries" beside "we raised
-        the checkout timeout to 1200 ms", for the retries; the partial-update reader decides those) nor another
+        sure of it, and the relation judge, reading the same pair without the question, reads the newer as an update
+        (or a restatement) of the older that none of its checks overruled. Not a partial update, whose older memory
+        still answers what the newer left ("Checkout service config: timeout 600 ms, 2 retries" beside "we raised
+        the checkout timeout to 1200 ms", for the retries; the partial-update reader decides those), nor another
         instance's or holder's change ("Upgraded the production database to Postgres 16" beside "The staging
-        database is Postgres 14"). The CONTEXT_PRECEDENCE_PAIRS closest pairs (in time order, a cosine of
-        IMPORT_CANDIDATE_FLOOR or more) are read in one call; without either model, or if one fails, none."""
+        database is Postgres 14"), nor a statement both can hold ("contractor access to compass revoked" beside "I
+        have the editor role on the Compass analytics workspace"). The CONTEXT_PRECEDENCE_PAIRS closest pairs (in
+        time order, a cosine of IMPORT_CANDIDATE_FLOOR or more) are read in one call; without either model, or if one
+        fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or not self._activation.settings.precedence_model or len(rows) < 2:
             return set()
@@ -584,7 +587,7 @@ class MemoryService:
             log_event("context_precedence_guard_failed", level=logging.WARNING, error=repr(error))
             return set()
         return {pair.candidate.memory_id for pair in judged
-                if pair.relation.label != "PARTIAL_UPDATE" and not pair.about_another_holder}
+                if pair.relation.label in ("UPDATE", "DUPLICATE") and not pair.overruled}
 
     def _close_pairs(self, rows: Sequence[MemoryRow],
                      may_be_newer: Callable[[MemoryRow], bool]) -> list[tuple[float, MemoryRow, MemoryRow]]:
