@@ -31,7 +31,6 @@ MAX_PAIRS = 8  # pairs per new text in one model call: a pair costs about 4.5 ms
 UPDATES = ("UPDATE", "PARTIAL_UPDATE")
 VERSIONS = ("DUPLICATE", *UPDATES)  # what one memory is to another version of the same statement
 MAX_EARLIER_READ = 2  # earlier versions of a change-worded memory read to tell a chain's next step from a neighbour
-ANOTHER_HOLDER = "the new text is about another instance or holder"  # how that check's overrule ends
 SURE_UPDATE = 0.9  # the confidence at which an UPDATE retires a memory that was not the best match (and an import's)
 # Pairs read recently: a host analyses a message and then saves it, and the save meets the same neighbours.
 REMEMBERED_PAIRS = 2048
@@ -46,11 +45,6 @@ class JudgedPair:
     candidate: DedupCandidate
     relation: Relation
     overruled: str = ""
-
-    @property
-    def about_another_holder(self) -> bool:
-        """The model read an update, and the check for another environment or holder overruled it."""
-        return self.overruled.endswith(ANOTHER_HOLDER)
 
 
 # What the number rules' verdict means as a relation, when they overrule a DUPLICATE.
@@ -128,7 +122,7 @@ class RelationJudge:
             # clear" after "I'm allergic to penicillin"): it would retire the user's own, unchanged fact.
             return JudgedPair(pair.candidate, Relation("COMPATIBLE", relation.probabilities.get("COMPATIBLE", 0.0),
                                                        relation.probabilities),
-                              f"{relation.label} overruled: {ANOTHER_HOLDER}")
+                              f"{relation.label} overruled: the new text is about another instance or holder")
         if self.guard_changed_memories and relation.label == "UPDATE" and self.is_a_change(pair.candidate) \
                 and not self.states_change(new_text) and not self.updates_an_earlier_version(pair.candidate, new_text):
             # The model's one known systematic error: after a memory that is a change or a correction ("Correction:

@@ -141,7 +141,7 @@ CHAIN = ["The choir rehearses at St. Aidan's church hall on Tuesdays.",
 
 
 # A linked update is not read against an older step import left unlinked by the relation judge's context check
-# (README, Quality, "Session 42, C3"); the precedence model reads that pair with the task (Session 47, D2).
+# (README, Quality, "Session 42, C3"); the precedence model reads that pair with the task (Session 47, D3).
 async def test_an_unlinked_first_step_of_a_chain_is_left_out_of_the_context(module_daemon):
     async with mcp_session(module_daemon.address, "ctx-chain") as host:
         first = payload(await host.call_tool("save_memory", {"content": CHAIN[0]}))["memory"]["id"]

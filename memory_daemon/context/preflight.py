@@ -175,7 +175,7 @@ class ContextCompiler:
         changed = changed_in_what_is_asked(memories)
 
         # The precedence model reads its pair on a spare core while the relation judge reads its own (README,
-        # Quality, "Session 47, D2"); on a busy one, after it.
+        # Quality, "Session 47, D3"); on a busy one, after it.
         def answered() -> set[str]:
             return self._memories.answered_by_newer(task, [row for row in rows if row.id not in changed])
 

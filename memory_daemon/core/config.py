@@ -69,8 +69,8 @@ class ActivationSettings(BaseModel):
     # compile_context asks the relevance model about hits the cosine rule turns away (else the rule alone decides)
     relevance_model: bool = True
     # the precedence model, which reads which of two memories answers a question now: compile_context leaves out the
-    # older of its closest pair where the model is sure the newer answers the task and the relation judge reads no
-    # partial update and no other holder (README, Quality, "Session 47, D2"), and search orders its best current hits
+    # older of its closest pair where the model is sure the newer answers the task and the relation judge reads the
+    # pair as an update no check overruled (README, Quality, "Session 47, D3"), and search orders its best current hits
     # by it when [retrieval] precedence_depth is 2 or more (0 by default: no ordering has passed its bar, "Session
     # 41"). Off: neither, and the model is not loaded.
     precedence_model: bool = True
