@@ -130,7 +130,8 @@ def test_health_waits_for_the_models_and_degraded_models_still_serve(workdir):
             "sentence encoder (all-MiniLM-L6-v2 int8 ONNX)", "intent classifier (fine-tuned MiniLM int8 ONNX)",
             "relation model (fine-tuned MiniLM cross-encoder int8 ONNX)",
             "relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)", "holder model (fine-tuned MiniLM int8 ONNX)",
-            "partial-update reader (fine-tuned MiniLM cross-encoder int8 ONNX)"}
+            "partial-update reader (fine-tuned MiniLM cross-encoder int8 ONNX)",
+            "precedence model (fine-tuned MiniLM cross-encoder int8 ONNX)"}
         assert not models["sentence encoder (all-MiniLM-L6-v2 int8 ONNX)"].ok
         assert models["spacy en_core_web_sm + technology ruler"].ok
 
@@ -142,7 +143,8 @@ def test_health_waits_for_the_models_and_degraded_models_still_serve(workdir):
                                "model: relation model (fine-tuned MiniLM cross-encoder int8 ONNX)",
                                "model: relevance model (fine-tuned MiniLM cross-encoder int8 ONNX)",
                                "model: holder model (fine-tuned MiniLM int8 ONNX)",
-                               "model: partial-update reader (fine-tuned MiniLM cross-encoder int8 ONNX)"}
+                               "model: partial-update reader (fine-tuned MiniLM cross-encoder int8 ONNX)",
+                               "model: precedence model (fine-tuned MiniLM cross-encoder int8 ONNX)"}
         assert all("reinstall cortexd" in c["fix"] for c in failed.values())
     finally:
         daemon.stop()
@@ -157,7 +159,7 @@ def test_doctor_checks_everything_and_prints_a_fix_for_each_failure(daemon):
     assert status.models == "ready" and not status.degraded_models
     names = [c["check"] for c in report["checks"]]
     assert names[:6] == ["config", "socket", "socket directory", "daemon", "version", "schema"]
-    assert {"disk space", "data dir"} <= set(names) and sum(n.startswith("model: ") for n in names) == 7
+    assert {"disk space", "data dir"} <= set(names) and sum(n.startswith("model: ") for n in names) == 8
     assert any("sha256" in c["detail"] for c in report["checks"] if c["check"].startswith("model: "))
 
     os.chmod(daemon.data_dir, 0o755)
