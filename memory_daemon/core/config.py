@@ -129,11 +129,11 @@ class RetrievalSettings(BaseModel):
     # Of this many best current hits, one that states its fact of another holder than the query's ("The platform
     # team's standup moved to 10:15" for "what time is my standup?") keeps holder_factor of its fused score (1: off).
     holder_depth: int = Field(5, ge=0, le=50)
+    holder_factor: float = Field(0.5, ge=0.0, le=1.0)
     # A search_memory call whose signals bring in fewer than 3 memories has the relevance model read this many nearest
     # memories under min_dense_similarity and takes those it reads as about the query (README, Quality, "Session 45,
     # F"). 0: off. compile_context's own search never does.
     thin_search_depth: int = Field(6, ge=0, le=50)
-    holder_factor: float = Field(0.5, ge=0.0, le=1.0)
     working_memory_idle_minutes: float = Field(120.0, gt=0.0)  # a session's working memory is dropped after this
 
     @model_validator(mode="before")

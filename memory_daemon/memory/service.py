@@ -47,7 +47,7 @@ from preprocessing.dedup import (
 )
 from preprocessing.context import changes_unnamed_subject, leans_on_context, names_no_subject, points_back
 from preprocessing.entities import entity_key
-from preprocessing.relation_dedup import IMPORT_CANDIDATE_FLOOR, SURE_UPDATE, RelationJudge, sure_updates
+from preprocessing.relation_dedup import IMPORT_CANDIDATE_FLOOR, SURE_UPDATE, JudgedPair, RelationJudge, sure_updates
 from preprocessing.bounds import DEDUP_CHARS, text_prefix
 from preprocessing.terms import salient_keys
 
@@ -575,8 +575,8 @@ class MemoryService:
         if not isinstance(judge, RelationJudge) or not self._activation.settings.precedence_model or len(rows) < 2:
             return set()
         closest = self._close_pairs(rows, lambda newer: True)[:CONTEXT_PRECEDENCE_PAIRS]
-        verdicts = self._activation.precedence(question, [(older.content, newer.content) for _, older, newer in closest]) \
-            if closest else None
+        texts = [(older.content, newer.content) for _, older, newer in closest]
+        verdicts = self._activation.precedence(question, texts) if closest else None
         sure = [(cosine, older, newer) for (cosine, older, newer), newer_answers in zip(closest, verdicts or ())
                 if newer_answers]
         if not sure:
@@ -604,7 +604,7 @@ class MemoryService:
         return sorted(pairs, key=lambda p: -p[0])
 
     def _judged_pairs(self, judge: RelationJudge, pairs: Sequence[tuple[float, MemoryRow, MemoryRow]],
-                      known: dict[str, MemoryRow]):
+                      known: dict[str, MemoryRow]) -> list[JudgedPair]:
         """The relation judge's reading of each (cosine, older, newer) pair, with all its checks, in one call: the
         newer memory read as a new text against the older, whose earlier versions it is given."""
         return judge.judge_pairs([

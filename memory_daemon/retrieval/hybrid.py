@@ -45,11 +45,11 @@ RERANK_CLIP = 0.05
 
 # The relevance model's decision in training: a memory read at this probability or more is about the query.
 RELEVANT_AT = 0.5
-# A search over every signal that brings in fewer than THIN_SEARCH memories has the relevance model read the
-# nearest memories under the dense floor ([retrieval] thin_search_depth of them): an answer told in other words than it is asked ("Which
-# vehicle is parked in my driveway?" against "Picked up a used Skoda Octavia estate last spring") shares no word with
-# the question and often has a cosine under the floor, which keeps look-alikes out of every other search (README,
-# Quality, "Session 45, F").
+# A search over every signal that brings in fewer than THIN_SEARCH memories has the relevance model read the nearest
+# memories under the dense floor ([retrieval] thin_search_depth of them): an answer told in other words than it is
+# asked ("Which vehicle is parked in my driveway?" against "Picked up a used Skoda Octavia estate last spring") shares
+# no word with the question and often has a cosine under the floor, which keeps look-alikes out of every other search
+# (README, Quality, "Session 45, F").
 THIN_SEARCH = 3
 
 # (query, texts) -> the probability that each text answers the query, or None when no model can say
