@@ -103,6 +103,8 @@ FROZEN = {
     "heldout_30/timelines_test_30.jsonl": "fea7476984b2c4028ea6968b8d06cd41c3fd06d35cf358c3616ad14d4168f5e7",
     # Session 46: a fourteenth fresh helper, the same kinds, frozen unscored and unread.
     "heldout_31/timelines_test_31.jsonl": "103505aefdad0ea5f9bcc37872580f372aed64a893cce6b4e9d10e628e64f233",
+    # Session 47: a fifteenth fresh helper, the same kinds, frozen unscored and unread after v29 was scored (D3).
+    "heldout_32/timelines_test_32.jsonl": "610209a3bd6eeff2a1ef03b8e33959a6a6e71ac91f772bf31bcef6e7f4ce748f",
     # Session 43: a fresh helper (the partial-update brief, models/partial/data/DATASET.md), frozen before the
     # partial-update reader was trained; unscored and unread.
     "partial/partial_test.jsonl": "c12c07ba4c03f9d9a27ce9633ba081667183c43a00f9ebc4a79c8cd333d621e8",
