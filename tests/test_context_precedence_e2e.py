@@ -1,6 +1,6 @@
 """compile_context through a real proxy: where the precedence model is sure the newer of two current memories answers
-the task, the older is left out only if the relation judge, reading the same pair, finds no partial update: a detail
-the newer memory left untouched keeps the older one in the context."""
+the task, the older is left out only if the relation judge, reading the same pair, reads an update (not a partial
+one): a detail the newer memory left untouched keeps the older one in the context."""
 
 from __future__ import annotations
 

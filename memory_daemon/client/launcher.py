@@ -101,10 +101,11 @@ class DaemonProcess:
 
 
 @contextmanager
-def temporary_daemon(*extra_args: str) -> Iterator[DaemonProcess]:
-    """A daemon on a fresh temporary data dir, stopped and removed afterwards."""
+def temporary_daemon(*extra_args: str, env: dict[str, str] | None = None) -> Iterator[DaemonProcess]:
+    """A daemon on a fresh temporary data dir, stopped and removed afterwards; `env`: its whole environment (None:
+    this process's)."""
     root = Path(tempfile.mkdtemp(prefix="cortexd-"))
-    daemon = DaemonProcess(root, list(extra_args))
+    daemon = DaemonProcess(root, list(extra_args), env)
     try:
         yield daemon.start()
     finally:

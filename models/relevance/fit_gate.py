@@ -20,7 +20,6 @@ import json
 import math
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -53,29 +52,15 @@ def timeline_file(number: int) -> Path:
     return REPO / "tests" / "data" / f"heldout_{number}" / f"timelines_test_{number}.jsonl"
 
 
-@contextmanager
-def searching_as_compile_context():
-    """The environment a daemon started inside inherits: its search_memory searches as compile_context does."""
-    saved = {name: os.environ.get(name) for name in AS_COMPILE_CONTEXT_SEARCHES}
-    os.environ.update(AS_COMPILE_CONTEXT_SEARCHES)
-    try:
-        load_retrieval_settings()  # a setting the daemon would not know fails here, not as a daemon that never serves
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def searched(path: Path, model: RelevanceModel) -> list[dict]:
     """Per question (its own and a foreign one): its current hits as compile_context sees them, which of them the
     rule keeps, and the model's reading of those it reads again."""
     timelines = read_jsonl(path)
     records = timeline_records(timelines)
     questions = []
-    with searching_as_compile_context(), temporary_daemon() as daemon:
+    environment = {**os.environ, **AS_COMPILE_CONTEXT_SEARCHES}
+    load_retrieval_settings(environ=environment)  # a setting the daemon would not know fails here, not in the daemon
+    with temporary_daemon(env=environment) as daemon:
         daemon.wait_serving()
         for number, timeline in enumerate(timelines):
             foreign = timelines[(number + len(timelines) // 2) % len(timelines)]
@@ -189,7 +174,7 @@ def main() -> int:
         gate = gate_for([q for other, qs in by_set.items() if other != name for q in qs], reference)
         scored = [replica(questions, rule) for rule in (*rules.values(), gate.admits)]
         x, y = labelled(questions)
-        totals += [scored[0][0], scored[1][0], scored[2][0], scored[0][1], scored[1][1], scored[2][1]]
+        totals += [current_in for current_in, _ in scored] + [given for _, given in scored]
         print(f"| {name} | {int(y.sum())} / {int((y == 0).sum())} | "
               f"{' / '.join(f'{c:.3f}' for c, _ in scored)} | {' / '.join(f'{f:.3f}' for _, f in scored)} |")
     means = totals / len(by_set)
