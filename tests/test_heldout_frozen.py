@@ -106,8 +106,10 @@ FROZEN = {
     # Session 47: a fifteenth fresh helper, the same kinds, frozen unscored and unread after v29 was scored (D3).
     "heldout_32/timelines_test_32.jsonl": "610209a3bd6eeff2a1ef03b8e33959a6a6e71ac91f772bf31bcef6e7f4ce748f",
     # Session 43: a fresh helper (the partial-update brief, models/partial/data/DATASET.md), frozen before the
-    # partial-update reader was trained; unscored and unread.
+    # partial-update reader was trained; scored once at the end of session 43.
     "partial/partial_test.jsonl": "c12c07ba4c03f9d9a27ce9633ba081667183c43a00f9ebc4a79c8cd333d621e8",
+    # Session 48: a fresh helper (models/partial/data/BRIEF_2.md), frozen before R4 was trained; unscored and unread.
+    "partial_2/partial_test_2.jsonl": "c6e9b5aa6633e9b2acec56edfdbeee8817f01cc809e1e785c4f02511806e1715",
     # Session 37: a fresh helper (the first brief in models/holder/data/DATASET.md), frozen before the holder model
     # was trained; scored once at the end of session 37.
     "holders/holders_test.jsonl": "ddf753107f568eaf90b0f564626c53fe81d3c91ec3072094a68fe29513bc4659",
