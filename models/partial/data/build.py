@@ -5,7 +5,7 @@
 # note changing one of them, each with questions on the changed detail (answer "newer") and on unchanged ones
 # ("older"), and, in train only, the precedence model's sibling families (SIBLING_KINDS). Split by a hash of the
 # family id, a fifth of the families to val. No timeline set is read: the
-# end-to-end timeline figures stay development figures, and the frozen test split (tests/data/partial/) is never read.
+# end-to-end timeline figures stay development figures, and the frozen test splits (tests/data/partial/, tests/data/partial_2/) are never read.
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ SOURCES = {
     "session43_b": (HERE / "families_b.jsonl", "partial"),
     "session43_c": (HERE / "families_c.jsonl", "partial"),
     "session43_d": (HERE / "families_d.jsonl", "partial"),
+    # Brief 2 (BRIEF_2.md, session 48): six questions a family, three each way, so no shared word tells the answer.
+    "session48_e": (HERE / "families_e.jsonl", "partial"),
+    "session48_f": (HERE / "families_f.jsonl", "partial"),
+    "session48_g": (HERE / "families_g.jsonl", "partial"),
+    "session48_h": (HERE / "families_h.jsonl", "partial"),
     "handwritten": (PRECEDENCE_DATA / "pairs_handwritten.jsonl", "partial"),
     "siblings": (PRECEDENCE_DATA / "pairs_siblings.jsonl", "partial_update"),
 }
