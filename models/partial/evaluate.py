@@ -1,8 +1,7 @@
 """Score the partial-update reader on val (int8, and fp32 when given), choose `sure`, time it, write manifest and REPORT.md."""
 
 # Usage (runtime venv, no torch): .venv/bin/python models/partial/evaluate.py [--fp32 ONNX] [--test]
-# --test scores the frozen test splits too, once, at the end: tests/data/partial_2/partial_test_2.jsonl (brief 2,
-# session 48) and tests/data/partial/partial_test.jsonl (session 43's brief, first scored for session 43's reader).
+# --test scores the frozen test split (tests/data/partial/partial_test.jsonl) too: once, at the end.
 
 from __future__ import annotations
 
@@ -22,9 +21,7 @@ from memory_daemon.evals.precedence import PARTIAL_VALIDATION as VALIDATION, mod
 from preprocessing.precedence_model import PrecedenceModel, verdict  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
 
-# metrics key -> frozen test split: brief 2's (session 48), and session 43's
-TESTS = {"test": REPO / "tests" / "data" / "partial_2" / "partial_test_2.jsonl",
-         "test_43": REPO / "tests" / "data" / "partial" / "partial_test.jsonl"}
+TEST = REPO / "tests" / "data" / "partial" / "partial_test.jsonl"
 SURE_STEP = 0.001
 # The share of the val pairs decided (sure either way) that may be decided wrongly. The precedence model's 3 % finds no
 # `sure` for this model (at 0.997 it still decides 3 of 41 wrongly); its sure mistakes are a related detail of the same
@@ -42,12 +39,12 @@ def at_sure(pairs: list[dict], newer: list[float], sure: float) -> dict:
     return out
 
 
-def test_split(model: PrecedenceModel, sure: float, path: Path) -> dict:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def test_split(model: PrecedenceModel, sure: float) -> dict:
+    rows = [json.loads(line) for line in TEST.read_text(encoding="utf-8").splitlines() if line.strip()]
     pairs = [{"question": r["question"], "older": r["older"], "newer": r["newer"], "family": r["family"],
               "kind": "partial", "other": "test", "label": "NEWER" if r["answer"] == "newer" else "OLDER"} for r in rows]
     scores = model_scores(model, pairs)
-    return {"file": str(path.relative_to(REPO)), "sha256": sha256_of(path), **summarise(pairs, scores),
+    return {"file": str(TEST.relative_to(REPO)), "sha256": sha256_of(TEST), **summarise(pairs, scores),
             "at_sure": at_sure(pairs, scores, sure)}
 
 
@@ -55,25 +52,19 @@ def write_report(manifest: dict, path: Path) -> None:
     m, training = manifest["metrics"], manifest["training"]
     rows = [("val, int8 (shipped)", m["val"]["int8"])] + ([("val, fp32", m["val"]["fp32"])] if "fp32" in m["val"] else [])
     if "test" in m:
-        rows.append(("**test, brief 2 (held-out, scored once)**", m["test"]))
-    if "test_43" in m:
-        rows.append(("test, session 43's brief (scored before, for session 43's reader)", m["test_43"]))
+        rows.append(("**test (held-out, scored once)**", m["test"]))
     table = "\n".join(f"| {name} | {r['pairs']} | {r['accuracy']:.3f} | {r['always_newer_accuracy']:.3f} |"
                       for name, r in rows)
-    decided = [("val, int8", m["val_at_sure"])] + [(name, m[key]["at_sure"]) for key, name in
-                                                    (("test", "test, brief 2"), ("test_43", "test, session 43's brief"))
-                                                    if key in m]
+    decided = [("val, int8", m["val_at_sure"])] + ([("test", m["test"]["at_sure"])] if "test" in m else [])
     sure_rows = "\n".join(f"| {name} | {label} | {v['right']} | {v['wrong']} | {v['not_sure']} |"
                           for name, by_label in decided for label, v in sorted(by_label.items()))
     sources = "\n".join(f"| {s['set']} | `{s['file']}` | {s['families']} | {s['pairs']} |"
                         for s in json.loads((HERE / "data" / "sources.json").read_text(encoding="utf-8")))
     history = "\n".join(f"| {h['epoch']} | {h['train_loss']:.4f} | {h['val_accuracy']:.4f} | {h['seconds']:.0f} |"
                         for h in training["history"])
-    test_line = (f"Test split: `{m['test']['file']}`, sha256 `{m['test']['sha256']}`, written by a fresh helper "
-                 "from brief 2 (`data/BRIEF_2.md`) before this reader was trained, frozen, scored once. Session 43's "
-                 "test split (`tests/data/partial/`) was scored once for session 43's reader; its figure here is a "
-                 "second reading, not held-out in the same sense." if "test" in m else
-                 "The test splits (`tests/data/partial/`, `tests/data/partial_2/`) are frozen.")
+    test_line = (f"Test split: `{m['test']['file']}`, sha256 `{m['test']['sha256']}`, written by a fifth fresh helper "
+                 "from the same brief before any training, frozen, scored once." if "test" in m else
+                 "The test split (`tests/data/partial/`) is frozen and not yet scored.")
     path.write_text(f"""# Partial-update reader: fine-tuned MiniLM cross-encoder (int8 ONNX)
 
 Reads (question, older memory, newer memory) where the newer one changed one detail of the older one (a partial
@@ -119,10 +110,7 @@ Fine-tuned from the precedence model's fine-tuned weights (its manifest's `fine_
 `source.weights_sha256`, {manifest['source']['weights_sha256'][:12]}…; that model was fine-tuned from all-MiniLM-L6-v2,
 `models/precedence/REPORT.md`): MiniLM-L6 + a linear head over [CLS]. With the partial families alone, the recipe reached a
 val accuracy (fp32, in training) of 0.678 from all-MiniLM-L6-v2 itself in six epochs and 0.787 from the precedence
-weights, and the sibling families in train took it to 0.826 on session 43's val (README, Quality, "Session 43"). This
-reader (session 48, R4) adds brief 2's 280 families, whose questions share words with either note alike; the
-precedence weights it starts from were retrained by that model's own command, as session 40's were not kept
-(README, Quality, "Session 48"). The `--data-dir` the command
+weights; the sibling families in train took it to 0.826 (this model; README, Quality, "Session 43"). The `--data-dir` the command
 names held `build.py`'s files byte for byte (the sha256 in the manifest's `training.dataset` are those of
 `data/train.jsonl` and `data/val.jsonl`). lr {training['learning_rate']}, batch {training['batch_size']},
 {training['epochs']} epochs ({training['schedule']}), max length {training['max_length']}, seed {training['seed']};
@@ -147,11 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     manifest["sure_rule"] = (f"lowest on a {SURE_STEP} grid with at most {MAX_WRONG_DECIDED:.1%} of the val pairs "
                              "decided (sure either way) decided wrongly (int8)")
     metrics = {"val": val, "val_at_sure": at_sure(pairs, int8, sure), "latency_ms": latency(model, pairs, per_call=1)}
-    for key, path in TESTS.items():
-        if args.test:
-            metrics[key] = test_split(model, sure, path)
-        elif key in manifest.get("metrics", {}):
-            metrics[key] = manifest["metrics"][key]
+    if args.test:
+        metrics["test"] = test_split(model, sure)
+    elif "test" in manifest.get("metrics", {}):
+        metrics["test"] = manifest["metrics"]["test"]
     manifest["metrics"] = metrics
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     write_report(manifest, HERE / "REPORT.md")

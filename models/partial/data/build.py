@@ -1,6 +1,8 @@
 """Build the partial-update reader's pairs: (question, older note, newer note that changed one of its details) -> which answers."""
 
-# Usage (runtime venv): .venv/bin/python models/partial/data/build.py
+# Usage (runtime venv): .venv/bin/python models/partial/data/build.py [--brief-2]
+# --brief-2 adds brief 2's families (BRIEF_2.md, session 48), which only session 48's candidates were trained on
+# (README, Quality, "Session 48"); without it the files are the shipped reader's.
 # Every source is a hand-written file of partial-update families, one older note with several details and one newer
 # note changing one of them, each with questions on the changed detail (answer "newer") and on unchanged ones
 # ("older"), and, in train only, the precedence model's sibling families (SIBLING_KINDS). Split by a hash of the
@@ -9,6 +11,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import sys
@@ -25,14 +28,11 @@ SOURCES = {
     "session43_b": (HERE / "families_b.jsonl", "partial"),
     "session43_c": (HERE / "families_c.jsonl", "partial"),
     "session43_d": (HERE / "families_d.jsonl", "partial"),
-    # Brief 2 (BRIEF_2.md, session 48): six questions a family, three each way, so no shared word tells the answer.
-    "session48_e": (HERE / "families_e.jsonl", "partial"),
-    "session48_f": (HERE / "families_f.jsonl", "partial"),
-    "session48_g": (HERE / "families_g.jsonl", "partial"),
-    "session48_h": (HERE / "families_h.jsonl", "partial"),
     "handwritten": (PRECEDENCE_DATA / "pairs_handwritten.jsonl", "partial"),
     "siblings": (PRECEDENCE_DATA / "pairs_siblings.jsonl", "partial_update"),
 }
+# Brief 2 (BRIEF_2.md, session 48): six questions a family, three each way, so that no shared word tells the answer.
+BRIEF_2 = {f"session48_{letter}": (HERE / f"families_{letter}.jsonl", "partial") for letter in "efgh"}
 
 
 def split_of_family(family: str) -> str:
@@ -79,10 +79,13 @@ def sibling_pairs(name: str, path: Path) -> list[dict]:
     return rows
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--brief-2", action="store_true", help="add brief 2's families (session 48's candidates)")
+    args = parser.parse_args(argv)
     splits: dict[str, list[dict]] = {"train": [], "val": []}
     sources = []
-    for name, (path, category) in SOURCES.items():
+    for name, (path, category) in (SOURCES | BRIEF_2 if args.brief_2 else SOURCES).items():
         rows = pairs_of(name, path, category)
         for row in rows:
             splits[split_of_family(row["family"])].append(row)
