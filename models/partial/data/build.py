@@ -35,6 +35,14 @@ SOURCES = {
 BRIEF_2 = {f"session48_{letter}": (HERE / f"families_{letter}.jsonl", "partial") for letter in "efgh"}
 
 
+def with_brief_2(sources: dict[str, tuple[Path, str]]) -> dict[str, tuple[Path, str]]:
+    """The sources with brief 2's families after session 43's own (the order session 48's candidates were built in)."""
+    names = list(sources)
+    last_own = max(i for i, name in enumerate(names) if name.startswith("session43_"))
+    ordered = names[: last_own + 1] + list(BRIEF_2) + names[last_own + 1:]
+    return {name: (sources | BRIEF_2)[name] for name in ordered}
+
+
 def split_of_family(family: str) -> str:
     digest = int(hashlib.sha256(family.encode("utf-8")).hexdigest()[:8], 16)
     return "val" if digest / 0xFFFFFFFF < VAL_SHARE else "train"
@@ -85,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     splits: dict[str, list[dict]] = {"train": [], "val": []}
     sources = []
-    for name, (path, category) in (SOURCES | BRIEF_2 if args.brief_2 else SOURCES).items():
+    for name, (path, category) in (with_brief_2(SOURCES) if args.brief_2 else SOURCES).items():
         rows = pairs_of(name, path, category)
         for row in rows:
             splits[split_of_family(row["family"])].append(row)
