@@ -6,8 +6,6 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from preprocessing.registry import ModelUnavailable, VerifiedModel, verified_model
 from preprocessing.relation_model import MODEL_FILE, TOKENIZER_FILE, RelationModel
 
@@ -29,18 +27,14 @@ class PrecedenceModel:
     """newer_answers(question, [(older, newer), ...]) -> the probability that the newer memory of each pair, rather
     than the older one, answers the question now: it changed what the older one said, or the older one is about
     something else. All pairs in one call; the question is segment A and the two memories segment B. verdicts() says
-    which, only where the model is sure: at `sure` or more either way (chosen on val; manifest "sure"). Given several
-    model files (members trained alike from different seeds), the probability is their mean."""
+    which, only where the model is sure: at `sure` or more either way (chosen on val; manifest "sure")."""
 
-    def __init__(self, model_path: Path | Sequence[Path], tokenizer_path: Path, threads: int = 1, sure: float = 0.5,
+    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1, sure: float = 0.5,
                  lazy: bool = False) -> None:
-        paths = [model_path] if isinstance(model_path, Path) else list(model_path)
-        if not paths:
-            raise ValueError("a pair model needs at least one model file")
-        self._open = lambda: [RelationModel(path, tokenizer_path, LABELS, threads, MAX_TOKENS) for path in paths]
-        # lazy: the ONNX sessions are opened on the first reading, not here (a model few stores need holds no memory
-        # until one does: the partial-update reader, about 44 MB a member)
-        self._pairs: list[RelationModel] | None = None if lazy else self._open()
+        self._open = lambda: RelationModel(model_path, tokenizer_path, LABELS, threads, MAX_TOKENS)
+        # lazy: the ONNX session is opened on the first reading, not here (a model few stores need holds no memory
+        # until one does: the partial-update reader, about 44 MB)
+        self._pairs: RelationModel | None = None if lazy else self._open()
         self._opening = threading.Lock()
         self._newer = LABELS.index("NEWER")
         self.sure = sure
@@ -48,8 +42,7 @@ class PrecedenceModel:
     @classmethod
     def load(cls, threads: int = 1, name: str = PRECEDENCE_MODEL, lazy: bool = False) -> "PrecedenceModel":
         """The registry's models/<name> (the precedence model, or the partial-update reader), after every file
-        matched the sha256 in its manifest; its manifest's "members" (model files read together) or its one
-        model file; `lazy` opens its sessions on the first reading."""
+        matched the sha256 in its manifest; `lazy` opens its session on the first reading."""
         model: VerifiedModel = verified_model(name)
         labels = model.manifest.get("labels")
         if tuple(labels or ()) != LABELS:
@@ -57,10 +50,7 @@ class PrecedenceModel:
         sure = model.manifest.get("sure")
         if not isinstance(sure, (int, float)) or not 0.5 <= sure < 1:
             raise ModelUnavailable(f"{name}: manifest sure {sure!r} is not a probability in [0.5, 1)")
-        members, files = model.manifest.get("members", [MODEL_FILE]), model.manifest.get("files", {})
-        if not isinstance(members, list) or not members or any(member not in files for member in members):
-            raise ModelUnavailable(f"{name}: manifest members {members!r} are not files of its manifest")
-        return cls([model.file(member) for member in members], model.file(TOKENIZER_FILE), threads, float(sure), lazy)
+        return cls(model.file(MODEL_FILE), model.file(TOKENIZER_FILE), threads, float(sure), lazy)
 
     def newer_answers(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[float]:
         return self.newer_probabilities([(question, older, newer) for older, newer in pairs])
@@ -77,13 +67,12 @@ class PrecedenceModel:
         return [verdict(p, self.sure) for p in self.newer_answers(question, pairs)]
 
     def probabilities(self, inputs: Sequence[tuple[str, str]]):
-        """(n, 2) probabilities of (question, memories_text) inputs, in LABELS order, the members' mean (evaluation
-        uses this)."""
+        """(n, 2) probabilities of (question, memories_text) inputs, in LABELS order (evaluation uses this)."""
         if self._pairs is None:
             with self._opening:
                 if self._pairs is None:
                     self._pairs = self._open()
-        return np.mean([member.probabilities(inputs) for member in self._pairs], axis=0)
+        return self._pairs.probabilities(inputs)
 
 
 def verdict(newer_probability: float, sure: float) -> bool | None:

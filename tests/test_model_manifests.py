@@ -48,27 +48,3 @@ def test_a_manifest_without_a_threshold_is_refused(tmp_path, monkeypatch, name, 
     monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
     with pytest.raises(ModelUnavailable, match=threshold):
         load()
-
-
-def test_a_pair_model_whose_members_are_not_its_files_is_refused(tmp_path, monkeypatch):
-    copy = _copy(tmp_path, "partial")
-    manifest = json.loads((copy / "manifest.json").read_text())
-    manifest["members"] = [MODEL_FILE, "model_int8_unlisted.onnx"]
-    (copy / "manifest.json").write_text(json.dumps(manifest))
-    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
-    with pytest.raises(ModelUnavailable, match="members"):
-        PrecedenceModel.load(name="partial")
-
-
-def test_a_pair_model_of_several_members_reads_their_mean(tmp_path):
-    directory = models_dir() / "partial"
-    members = json.loads((directory / "manifest.json").read_text()).get("members", [MODEL_FILE])
-    tokenizer = directory / "tokenizer.json"
-    inputs = [("Which room is the standup in?", "Standup: Mondays 9am in room B [SEP] standup moved to 10am"),
-              ("What time is the standup?", "Standup: Mondays 9am in room B [SEP] standup moved to 10am")]
-    each = [PrecedenceModel(directory / member, tokenizer).probabilities(inputs) for member in members]
-    together = PrecedenceModel([directory / member for member in members], tokenizer).probabilities(inputs)
-    assert together == pytest.approx(sum(each) / len(each), abs=1e-6)
-    assert together.sum(axis=1) == pytest.approx([1.0, 1.0], abs=1e-5)
-    doubled = PrecedenceModel([directory / members[0]] * 2, tokenizer).probabilities(inputs)
-    assert doubled == pytest.approx(each[0], abs=1e-6)

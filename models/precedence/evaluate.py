@@ -61,11 +61,10 @@ def latency(model: PrecedenceModel, pairs: list[dict], per_call: int = 3, calls:
 
 
 def val_figures(model_dir: Path, validation: Path, fp32: str | None) -> tuple[PrecedenceModel, list[dict], list[float], dict]:
-    """The shipped int8 model of `model_dir` (all its members), the val pairs, their int8 probabilities of NEWER, and the val figures
+    """The shipped int8 model of `model_dir`, the val pairs, their int8 probabilities of NEWER, and the val figures
     (with the fp32 export's beside them when given)."""
     pairs = load_pairs(validation)
-    members = json.loads((model_dir / "manifest.json").read_text(encoding="utf-8")).get("members", [MODEL_FILE])
-    model = PrecedenceModel([model_dir / member for member in members], model_dir / TOKENIZER_FILE, threads=2)
+    model = PrecedenceModel(model_dir / MODEL_FILE, model_dir / TOKENIZER_FILE, threads=2)
     int8 = model_scores(model, pairs)
     val = {"file": str(validation.relative_to(REPO)), "sha256": sha256_of(validation), "int8": summarise(pairs, int8)}
     if fp32:
