@@ -6,8 +6,8 @@
 # Every source is a hand-written file of partial-update families, one older note with several details and one newer
 # note changing one of them, each with questions on the changed detail (answer "newer") and on unchanged ones
 # ("older"), and, in train only, the precedence model's sibling families (SIBLING_KINDS). Split by a hash of the
-# family id, a fifth of the families to val. No timeline set is read: the
-# end-to-end timeline figures stay development figures, and the frozen test splits (tests/data/partial/, tests/data/partial_2/) are never read.
+# family id, a fifth of the families to val. No timeline set is read: the end-to-end timeline figures stay development
+# figures, and the frozen test splits (tests/data/partial/, tests/data/partial_2/) are never read.
 
 from __future__ import annotations
 
