@@ -25,6 +25,13 @@ def test_partial_eval_gives_the_manifests_val_figure():
     assert report["pairs"] == val["pairs"], (report, val)
     assert abs(report["accuracy"] - val["accuracy"]) <= CPU_TOLERANCE, (report, val)
     assert report["accuracy"] > report["always_newer_accuracy"]
+    # At the manifest's `sure`, as search and compile_context read it: each pair counted once.
+    manifest = json.loads((models_dir() / PARTIAL_MODEL / "manifest.json").read_text())
+    decided, expected = report["at_sure"], manifest["metrics"]["val_at_sure"]
+    assert report["sure"] == manifest["sure"]
+    assert sum(decided.values()) == report["pairs"], decided
+    right = sum(by_label["right"] for by_label in expected.values())
+    assert abs(decided["right"] - right) <= CPU_TOLERANCE * report["pairs"], (decided, expected)
 
 
 def test_the_readers_session_opens_on_its_first_reading():

@@ -1,4 +1,5 @@
-"""`cortexd eval precedence` and `eval partial`: a pair model against "the newer memory answers", on its validation pairs."""
+"""`cortexd eval precedence` and `eval partial`: a pair model against "the newer memory answers", on its validation pairs
+(at 0.5, and at the `sure` search and compile_context read it at)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,17 @@ def summarise(pairs: Sequence[dict], newer: Sequence[float]) -> dict:
                          for name, oks in sorted(groups.items())}}
 
 
+def at_sure(pairs: Sequence[dict], newer: Sequence[float], sure: float) -> dict[str, int]:
+    """What search and compile_context would do with these pairs at `sure`: verdicts right, wrong, and not made."""
+    from preprocessing.precedence_model import verdict
+
+    counts = {"right": 0, "wrong": 0, "not_sure": 0}
+    for pair, p in zip(pairs, newer, strict=True):
+        said = verdict(p, sure)
+        counts["not_sure" if said is None else "right" if said == (pair["label"] == "NEWER") else "wrong"] += 1
+    return counts
+
+
 def model_scores(model, pairs: Sequence[dict], batch: int = 32) -> list[float]:
     """The model's probability of NEWER for each pair, `batch` pairs a call (each with its own question)."""
     out: list[float] = []
@@ -86,13 +98,18 @@ def evaluate_precedence(paths: list[Path] | None, as_json: bool = False, model_n
         if not pairs:
             print(f"{suite}: {path} holds no pairs", file=sys.stderr)
             return 2
-        results.append({"path": str(path), **summarise(pairs, model_scores(model, pairs))})
+        scores = model_scores(model, pairs)
+        results.append({"path": str(path), **summarise(pairs, scores), "sure": model.sure,
+                        "at_sure": at_sure(pairs, scores, model.sure)})
     if as_json:
         print(json.dumps(results, indent=2))
         return 0
     for result in results:
         print(f"\n## {result['path']}: {result['pairs']} pairs\n")
-        print(f"accuracy {result['accuracy']:.3f} (always the newer memory: {result['always_newer_accuracy']:.3f})\n")
+        print(f"accuracy {result['accuracy']:.3f} (always the newer memory: {result['always_newer_accuracy']:.3f})")
+        decided = result["at_sure"]
+        print(f"at sure {result['sure']}: {decided['right']} right, {decided['wrong']} wrong, "
+              f"{decided['not_sure']} not sure\n")
         print("| group | pairs | accuracy |\n| --- | ---: | ---: |")
         for name, row in result["by_group"].items():
             print(f"| {name} | {row['pairs']} | {row['accuracy']:.3f} |")

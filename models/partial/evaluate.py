@@ -18,7 +18,8 @@ sys.path.insert(0, str(HERE.parent / "precedence"))
 # models/precedence is first on sys.path: `evaluate` is its evaluate.py (the same pair model and `sure` rule)
 from evaluate import choose_sure, latency, val_figures  # noqa: E402
 from memory_daemon.evals.precedence import PARTIAL_VALIDATION as VALIDATION, model_scores, summarise  # noqa: E402
-from preprocessing.precedence_model import PrecedenceModel, verdict  # noqa: E402
+from memory_daemon.evals.precedence import at_sure as decided_at_sure  # noqa: E402
+from preprocessing.precedence_model import PrecedenceModel  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
 
 TEST = REPO / "tests" / "data" / "partial" / "partial_test.jsonl"
@@ -31,12 +32,12 @@ MAX_WRONG_DECIDED = 0.075
 
 def at_sure(pairs: list[dict], newer: list[float], sure: float) -> dict:
     """What the model decides at `sure`: right, wrong and not sure, by label."""
-    out: dict[str, dict[str, int]] = {}
+    by_label: dict[str, tuple[list[dict], list[float]]] = {}
     for pair, p in zip(pairs, newer, strict=True):
-        v = verdict(p, sure)
-        row = out.setdefault(pair["label"], {"right": 0, "wrong": 0, "not_sure": 0})
-        row["not_sure" if v is None else "right" if v == (pair["label"] == "NEWER") else "wrong"] += 1
-    return out
+        chosen, scores = by_label.setdefault(pair["label"], ([], []))
+        chosen.append(pair)
+        scores.append(p)
+    return {label: decided_at_sure(chosen, scores, sure) for label, (chosen, scores) in by_label.items()}
 
 
 def test_split(model: PrecedenceModel, sure: float) -> dict:

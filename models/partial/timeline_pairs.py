@@ -1,0 +1,91 @@
+"""Write the partial-update pairs import links in timeline sets, as pairs for `cortexd eval partial --data`."""
+
+# Usage (runtime venv): .venv/bin/python models/partial/timeline_pairs.py --sets 11-29 [--kinds partial] \
+#     --out /tmp/timeline_pairs.jsonl
+# then: .venv/bin/cortexd eval partial --data /tmp/timeline_pairs.jsonl
+# Each set is imported into a temporary daemon as `cortexd eval timelines` imports it. Wherever import linked a newer
+# memory to the one it revises in part (meta "partially_updates") and a question's answer is one of the two, the pair
+# is written with that question, labelled NEWER when the answer is the newer memory and OLDER when it is the older.
+# The pairs are what this checkout's import links, and the sets are development sets (README, Quality): figures on
+# these pairs are development figures.
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))
+
+from memory_daemon.evals.retrieval import exported_memories, read_jsonl, timeline_records  # noqa: E402
+from memory_daemon.evals.timelines import UPDATE_CHECK_TIMEOUT_SECONDS  # noqa: E402
+from memory_daemon.store.memories import PARTIAL_UPDATE_KEY  # noqa: E402
+
+
+def set_numbers(spec: str) -> list[int]:
+    """"11-29" or "11,14,20" (or both, comma-separated) -> the set numbers."""
+    numbers: list[int] = []
+    for part in spec.split(","):
+        first, _, last = part.strip().partition("-")
+        numbers += range(int(first), int(last or first) + 1)
+    return numbers
+
+
+def linked_pairs(client, timeline: dict, label: str) -> list[dict]:
+    """The pairs of the timeline's namespace that import linked as a partial update, for its question."""
+    memories = list(exported_memories(client))
+    external = {m.id: m.external_id or m.id for m in memories}
+    text = {external[m.id]: m.content for m in memories}
+    current = timeline["current"]
+    pairs = []
+    for memory in memories:
+        revised = external.get(dict(memory.meta).get(PARTIAL_UPDATE_KEY, ""), "")
+        newer = external[memory.id]
+        if revised and current in (revised, newer):
+            pairs.append({"question": timeline["question"], "older": text[revised], "newer": text[newer],
+                          "label": "NEWER" if current == newer else "OLDER", "kind": timeline["kind"],
+                          "other": label, "family": timeline["id"]})
+    return pairs
+
+
+def pairs_of_set(path: Path, label: str, kinds: set[str] | None = None) -> list[dict]:
+    """The linked pairs of every scenario of the set (of those `kinds`, when given)."""
+    from memory_daemon.client.launcher import temporary_daemon
+
+    timelines = [t for t in read_jsonl(path) if kinds is None or t["kind"] in kinds]
+    records = timeline_records(timelines)
+    pairs: list[dict] = []
+    with temporary_daemon() as daemon:
+        daemon.wait_serving()
+        for timeline in timelines:
+            with daemon.client(timeline["namespace"]) as client:
+                reply = client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
+                if reply.errors:
+                    raise RuntimeError(f"{timeline['id']}: import failed: {list(reply.errors)[:3]}")
+                if client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS):
+                    raise RuntimeError(f"{timeline['id']}: update checks unfinished")
+                pairs += linked_pairs(client, timeline, label)
+    return pairs
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--sets", required=True, help="timeline sets under tests/data/heldout_N/, e.g. 11-29")
+    p.add_argument("--kinds", help="only scenarios of these kinds, comma-separated (e.g. partial)")
+    p.add_argument("--out", required=True, help="the JSONL file to write")
+    args = p.parse_args(argv)
+    pairs: list[dict] = []
+    for number in set_numbers(args.sets):
+        path = REPO / "tests" / "data" / f"heldout_{number}" / f"timelines_test_{number}.jsonl"
+        pairs += pairs_of_set(path, f"v{number}", set(args.kinds.split(",")) if args.kinds else None)
+    Path(args.out).write_text("".join(json.dumps(pair) + "\n" for pair in pairs), encoding="utf-8")
+    labels = {label: sum(p["label"] == label for p in pairs) for label in ("NEWER", "OLDER")}
+    print(f"{len(pairs)} pairs {labels} -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
