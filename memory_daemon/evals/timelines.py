@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from memory_daemon.evals.retrieval import (
@@ -84,27 +85,34 @@ def score_timeline(client, timeline: dict, foreign_question: str = "") -> dict[s
     return scores
 
 
-def run_timelines(path: Path) -> dict:
-    """Import every scenario of a timeline file into its own namespace of a temporary daemon, then score each."""
+def imported_scenarios(timelines: list[dict]) -> Iterator[tuple[dict, object]]:
+    """Each scenario, in order, with a client of its own namespace of one temporary daemon, after its memories were
+    imported there (in timeline_records' shuffled order) and import's update checks finished."""
     from memory_daemon.client.launcher import temporary_daemon
 
-    timelines = read_jsonl(path)
-    by_kind: dict[str, list[dict[str, float]]] = {}
-    started = time.perf_counter()
     with temporary_daemon() as daemon:
         daemon.wait_serving()
         records = timeline_records(timelines)
-        for number, timeline in enumerate(timelines):
-            # The foreign question is the one half the file away: another scenario, about something else.
-            foreign = timelines[(number + len(timelines) // 2) % len(timelines)] if len(timelines) > 1 else None
+        for timeline in timelines:
             with daemon.client(timeline["namespace"]) as client:
                 reply = client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
                 if reply.errors:
                     raise RuntimeError(f"{timeline['id']}: import failed: {list(reply.errors)[:3]}")
                 if client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS):
                     raise RuntimeError(f"{timeline['id']}: update checks unfinished after {UPDATE_CHECK_TIMEOUT_SECONDS} s")
-                by_kind.setdefault(timeline["kind"], []).append(
-                    score_timeline(client, timeline, foreign["question"] if foreign else ""))
+                yield timeline, client
+
+
+def run_timelines(path: Path) -> dict:
+    """Import every scenario of a timeline file into its own namespace of a temporary daemon, then score each."""
+    timelines = read_jsonl(path)
+    by_kind: dict[str, list[dict[str, float]]] = {}
+    started = time.perf_counter()
+    for number, (timeline, client) in enumerate(imported_scenarios(timelines)):
+        # The foreign question is the one half the file away: another scenario, about something else.
+        foreign = timelines[(number + len(timelines) // 2) % len(timelines)] if len(timelines) > 1 else None
+        by_kind.setdefault(timeline["kind"], []).append(
+            score_timeline(client, timeline, foreign["question"] if foreign else ""))
     rows = sum(by_kind.values(), [])
     return {"path": str(path), "scenarios": len(timelines), "overall": _means(rows),
             "measured": _counts(rows),

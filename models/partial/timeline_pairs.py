@@ -20,8 +20,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
 
-from memory_daemon.evals.retrieval import exported_memories, read_jsonl, timeline_records  # noqa: E402
-from memory_daemon.evals.timelines import UPDATE_CHECK_TIMEOUT_SECONDS  # noqa: E402
+from memory_daemon.evals.retrieval import exported_memories, read_jsonl  # noqa: E402
+from memory_daemon.evals.timelines import imported_scenarios  # noqa: E402
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY  # noqa: E402
 
 
@@ -53,22 +53,8 @@ def linked_pairs(client, timeline: dict, label: str) -> list[dict]:
 
 def pairs_of_set(path: Path, label: str, kinds: set[str] | None = None) -> list[dict]:
     """The linked pairs of every scenario of the set (of those `kinds`, when given)."""
-    from memory_daemon.client.launcher import temporary_daemon
-
     timelines = [t for t in read_jsonl(path) if kinds is None or t["kind"] in kinds]
-    records = timeline_records(timelines)
-    pairs: list[dict] = []
-    with temporary_daemon() as daemon:
-        daemon.wait_serving()
-        for timeline in timelines:
-            with daemon.client(timeline["namespace"]) as client:
-                reply = client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
-                if reply.errors:
-                    raise RuntimeError(f"{timeline['id']}: import failed: {list(reply.errors)[:3]}")
-                if client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS):
-                    raise RuntimeError(f"{timeline['id']}: update checks unfinished")
-                pairs += linked_pairs(client, timeline, label)
-    return pairs
+    return [pair for timeline, client in imported_scenarios(timelines) for pair in linked_pairs(client, timeline, label)]
 
 
 def main(argv: list[str] | None = None) -> int:
