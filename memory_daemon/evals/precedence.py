@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from preprocessing.precedence_model import LABELS
+from preprocessing.precedence_model import LABELS, verdict
 
 from memory_daemon.core.jsonl import json_objects_in
 
@@ -54,8 +54,6 @@ def summarise(pairs: Sequence[dict], newer: Sequence[float]) -> dict:
 
 def at_sure(pairs: Sequence[dict], newer: Sequence[float], sure: float) -> dict[str, int]:
     """What search and compile_context would do with these pairs at `sure`: verdicts right, wrong, and not made."""
-    from preprocessing.precedence_model import verdict
-
     counts = {"right": 0, "wrong": 0, "not_sure": 0}
     for pair, p in zip(pairs, newer, strict=True):
         said = verdict(p, sure)

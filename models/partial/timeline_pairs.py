@@ -63,9 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kinds", help="only scenarios of these kinds, comma-separated (e.g. partial)")
     p.add_argument("--out", required=True, help="the JSONL file to write")
     args = p.parse_args(argv)
+    try:
+        numbers = set_numbers(args.sets)
+    except ValueError:
+        p.error(f"--sets {args.sets!r}: give set numbers like 11-29 or 11,14,20")
+    paths = {n: REPO / "tests" / "data" / f"heldout_{n}" / f"timelines_test_{n}.jsonl" for n in numbers}
+    missing = [str(path) for path in paths.values() if not path.is_file()]
+    if missing:
+        p.error(f"no such timeline set: {', '.join(missing)}")
     pairs: list[dict] = []
-    for number in set_numbers(args.sets):
-        path = REPO / "tests" / "data" / f"heldout_{number}" / f"timelines_test_{number}.jsonl"
+    for number, path in paths.items():
         pairs += pairs_of_set(path, f"v{number}", set(args.kinds.split(",")) if args.kinds else None)
     Path(args.out).write_text("".join(json.dumps(pair) + "\n" for pair in pairs), encoding="utf-8")
     labels = {label: sum(p["label"] == label for p in pairs) for label in ("NEWER", "OLDER")}
