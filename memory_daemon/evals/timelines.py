@@ -85,12 +85,13 @@ def score_timeline(client, timeline: dict, foreign_question: str = "") -> dict[s
     return scores
 
 
-def imported_scenarios(timelines: list[dict]) -> Iterator[tuple[dict, object]]:
-    """Each scenario, in order, with a client of its own namespace of one temporary daemon, after its memories were
-    imported there (in timeline_records' shuffled order) and import's update checks finished."""
+def imported_scenarios(timelines: list[dict], env: dict[str, str] | None = None) -> Iterator[tuple[dict, object]]:
+    """Each scenario, in order, with a client of its own namespace of one temporary daemon (`env`: its whole
+    environment; None: this process's), after its memories were imported there (in timeline_records' shuffled order)
+    and import's update checks finished."""
     from memory_daemon.client.launcher import temporary_daemon
 
-    with temporary_daemon() as daemon:
+    with temporary_daemon(env=env) as daemon:
         daemon.wait_serving()
         records = timeline_records(timelines)
         for timeline in timelines:

@@ -28,12 +28,12 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from memory_daemon.client.launcher import temporary_daemon  # noqa: E402
 from memory_daemon.context.preflight import (  # noqa: E402
     MIN_RELEVANCE, SEARCH_DEPTH, hits_to_read_again, shares_of_best,
 )
 from memory_daemon.core.config import load_retrieval_settings  # noqa: E402
-from memory_daemon.evals.retrieval import UPDATE_CHECK_TIMEOUT_SECONDS, read_jsonl, timeline_records  # noqa: E402
+from memory_daemon.evals.retrieval import read_jsonl  # noqa: E402
+from memory_daemon.evals.timelines import imported_scenarios  # noqa: E402
 from preprocessing.context_gate import FEATURES, ContextGate, features  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
 from preprocessing.relevance_model import RelevanceModel  # noqa: E402
@@ -56,29 +56,21 @@ def searched(path: Path, model: RelevanceModel) -> list[dict]:
     """Per question (its own and a foreign one): its current hits as compile_context sees them, which of them the
     rule keeps, and the model's reading of those it reads again."""
     timelines = read_jsonl(path)
-    records = timeline_records(timelines)
     questions = []
     environment = {**os.environ, **AS_COMPILE_CONTEXT_SEARCHES}
     load_retrieval_settings(environ=environment)  # a setting the daemon would not know fails here, not in the daemon
-    with temporary_daemon(env=environment) as daemon:
-        daemon.wait_serving()
-        for number, timeline in enumerate(timelines):
-            foreign = timelines[(number + len(timelines) // 2) % len(timelines)]
-            with daemon.client(timeline["namespace"]) as client:
-                client.import_records([r for r in records if r["namespace"] == timeline["namespace"]])
-                client.wait_for_update_checks(UPDATE_CHECK_TIMEOUT_SECONDS)
-                for own, question in ((True, timeline["question"]), (False, foreign["question"])):
-                    reply = client.search_memory(query=question, limit=SEARCH_DEPTH,
-                                                 kinds=["memory", "episode", "decision"])
-                    hits = [h for h in reply.hits if h.kind == "memory" and not h.memory.superseded_by]
-                    kept, doubtful = hits_to_read_again(question, [(dict(h.signal_scores), h.memory.content)
-                                                                   for h in hits])
-                    readings = model.relevance(question, [hits[i].memory.content for i in doubtful]) if doubtful else []
-                    questions.append({
-                        "set": path.name, "own": own, "current": timeline["current"] if own else "",
-                        "hits": [{"id": h.memory.external_id, "score": h.score, "kept": k,
-                                  "dense": h.signal_scores.get("dense", 0.0)} for h, k in zip(hits, kept)],
-                        "read": {str(i): p for i, p in zip(doubtful, readings)}})
+    for number, (timeline, client) in enumerate(imported_scenarios(timelines, env=environment)):
+        foreign = timelines[(number + len(timelines) // 2) % len(timelines)]
+        for own, question in ((True, timeline["question"]), (False, foreign["question"])):
+            reply = client.search_memory(query=question, limit=SEARCH_DEPTH, kinds=["memory", "episode", "decision"])
+            hits = [h for h in reply.hits if h.kind == "memory" and not h.memory.superseded_by]
+            kept, doubtful = hits_to_read_again(question, [(dict(h.signal_scores), h.memory.content) for h in hits])
+            readings = model.relevance(question, [hits[i].memory.content for i in doubtful]) if doubtful else []
+            questions.append({
+                "set": path.name, "own": own, "current": timeline["current"] if own else "",
+                "hits": [{"id": h.memory.external_id, "score": h.score, "kept": k,
+                          "dense": h.signal_scores.get("dense", 0.0)} for h, k in zip(hits, kept)],
+                "read": {str(i): p for i, p in zip(doubtful, readings)}})
     return questions
 
 

@@ -23,24 +23,15 @@ PRECEDENCE_DATA = REPO / "models" / "precedence" / "data"
 VAL_SHARE = 0.2
 # name -> (file, the category its partial families carry there). The precedence model's two sets keep its names, so
 # that each family falls in the same split as there (the reader is fine-tuned from that model).
-SOURCES = {
-    "session43_a": (HERE / "families_a.jsonl", "partial"),
-    "session43_b": (HERE / "families_b.jsonl", "partial"),
-    "session43_c": (HERE / "families_c.jsonl", "partial"),
-    "session43_d": (HERE / "families_d.jsonl", "partial"),
+OWN_FAMILIES = {f"session43_{letter}": (HERE / f"families_{letter}.jsonl", "partial") for letter in "abcd"}
+# Brief 2 (BRIEF_2.md, session 48): six questions a family, three each way, so that no shared word tells the answer.
+# Only with --brief-2, after session 43's own families (the order session 48's candidates were built in).
+BRIEF_2 = {f"session48_{letter}": (HERE / f"families_{letter}.jsonl", "partial") for letter in "efgh"}
+PRECEDENCE_FAMILIES = {
     "handwritten": (PRECEDENCE_DATA / "pairs_handwritten.jsonl", "partial"),
     "siblings": (PRECEDENCE_DATA / "pairs_siblings.jsonl", "partial_update"),
 }
-# Brief 2 (BRIEF_2.md, session 48): six questions a family, three each way, so that no shared word tells the answer.
-BRIEF_2 = {f"session48_{letter}": (HERE / f"families_{letter}.jsonl", "partial") for letter in "efgh"}
-
-
-def with_brief_2(sources: dict[str, tuple[Path, str]]) -> dict[str, tuple[Path, str]]:
-    """The sources with brief 2's families after session 43's own (the order session 48's candidates were built in)."""
-    names = list(sources)
-    last_own = max(i for i, name in enumerate(names) if name.startswith("session43_"))
-    ordered = names[: last_own + 1] + list(BRIEF_2) + names[last_own + 1:]
-    return {name: (sources | BRIEF_2)[name] for name in ordered}
+SOURCES = OWN_FAMILIES | PRECEDENCE_FAMILIES
 
 
 def split_of_family(family: str) -> str:
@@ -93,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     splits: dict[str, list[dict]] = {"train": [], "val": []}
     sources = []
-    for name, (path, category) in (with_brief_2(SOURCES) if args.brief_2 else SOURCES).items():
+    for name, (path, category) in (OWN_FAMILIES | BRIEF_2 | PRECEDENCE_FAMILIES if args.brief_2 else SOURCES).items():
         rows = pairs_of(name, path, category)
         for row in rows:
             splits[split_of_family(row["family"])].append(row)
