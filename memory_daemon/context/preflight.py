@@ -173,14 +173,16 @@ class ContextCompiler:
         memories = [hit for hit, _ in relevant if hit.kind == "memory"]
         rows = [hit.row for hit in memories]
         changed = changed_in_what_is_asked(memories)
+        pairs = self._memories.close_pairs(rows)
+        unchanged = [p for p in pairs if p[1].id not in changed and p[2].id not in changed]
 
         # The precedence model reads its pair on a spare core while the relation judge reads its own (README,
         # Quality, "Session 47, D3"); on a busy one, after it.
         def answered() -> set[str]:
-            return self._memories.answered_by_newer(task, [row for row in rows if row.id not in changed])
+            return self._memories.answered_by_newer(task, unchanged)
 
-        beside = self._spare.submit(answered) if len(rows) > 1 else None
-        outdated = self._memories.updated_among(rows) | changed
+        beside = self._spare.submit(answered) if unchanged else None
+        outdated = self._memories.updated_among(pairs) | changed
         outdated |= beside.result() if beside is not None else answered()
         lines = []
         for hit, relevance in relevant:

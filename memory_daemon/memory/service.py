@@ -69,6 +69,7 @@ CONTEXT_UPDATE_PAIRS = 1  # the pair of a context's memories read for an update 
 # The closest pair of a context's memories the precedence model reads with the task: three took compile_context's
 # p50 at 100,000 memories from 26 to 43 ms (README, Quality, "Session 46, D").
 CONTEXT_PRECEDENCE_PAIRS = 1
+ClosePair = tuple[float, MemoryRow, MemoryRow]  # (cosine, older, newer): two memories of a namespace in time order
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
 EMBED_BATCH = 16
 LEXICAL_CANDIDATES = 3  # dedup candidates found by words, besides the nearest by meaning
@@ -560,74 +561,74 @@ class MemoryService:
         check_signals(query.signals)
         return query
 
-    def answered_by_newer(self, question: str, rows: Sequence[MemoryRow]) -> set[str]:
-        """The ids of those memories of which a newer one among them answers `question` now: the precedence model is
-        sure of it, and the relation judge, reading the same pair without the question, reads the newer as an update
-        (or a restatement) of the older that none of its checks overruled. Not a partial update, whose older memory
-        still answers what the newer left ("Checkout service config: timeout 600 ms, 2 retries" beside "we raised
-        the checkout timeout to 1200 ms", for the retries; the partial-update reader decides those), nor another
-        instance's or holder's change ("Upgraded the production database to Postgres 16" beside "The staging
-        database is Postgres 14"), nor a statement both can hold ("contractor access to compass revoked" beside "I
-        have the editor role on the Compass analytics workspace"). The CONTEXT_PRECEDENCE_PAIRS closest pairs (in
-        time order, a cosine of IMPORT_CANDIDATE_FLOOR or more) are read in one call; without either model, or if one
-        fails, none."""
+    def close_pairs(self, rows: Sequence[MemoryRow]) -> list[ClosePair]:
+        """(cosine, older, newer) for each pair of these memories in one namespace, in time order, at a cosine of
+        IMPORT_CANDIDATE_FLOOR or more; closest first. compile_context computes them once for its two readings of
+        its memories (`updated_among`, `answered_by_newer`)."""
+        pairs: list[ClosePair] = []
+        for namespace in dict.fromkeys(r.namespace for r in rows):
+            same = [r for r in rows if r.namespace == namespace]
+            vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
+            pairs += [(cosine, older, newer) for older in same for newer in same
+                      if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
+                      and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
+        return sorted(pairs, key=lambda p: -p[0])
+
+    def answered_by_newer(self, question: str, pairs: Sequence[ClosePair]) -> set[str]:
+        """The ids of the older memories of those `close_pairs` whose newer memory answers `question` now: the
+        precedence model is sure of it, and the relation judge, reading the same pair without the question, reads the
+        newer as an update (or a restatement) of the older that none of its checks overruled. Not a partial update,
+        whose older memory still answers what the newer left ("Checkout service config: timeout 600 ms, 2 retries"
+        beside "we raised the checkout timeout to 1200 ms", for the retries; the partial-update reader decides
+        those), nor another instance's or holder's change ("Upgraded the production database to Postgres 16" beside
+        "The staging database is Postgres 14"), nor a statement both can hold ("contractor access to compass
+        revoked" beside "I have the editor role on the Compass analytics workspace"). The CONTEXT_PRECEDENCE_PAIRS
+        closest pairs are read in one call; without either model, or if one fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
-        if not isinstance(judge, RelationJudge) or not self._activation.settings.precedence_model or len(rows) < 2:
+        if not isinstance(judge, RelationJudge) or not self._activation.settings.precedence_model or not pairs:
             return set()
-        closest = self._close_pairs(rows, lambda newer: True)[:CONTEXT_PRECEDENCE_PAIRS]
-        texts = [(older.content, newer.content) for _, older, newer in closest]
-        verdicts = self._activation.precedence(question, texts) if closest else None
-        sure = [(cosine, older, newer) for (cosine, older, newer), newer_answers in zip(closest, verdicts or ())
-                if newer_answers]
+        closest = list(pairs[:CONTEXT_PRECEDENCE_PAIRS])
+        verdicts = self._activation.precedence(question, [(older.content, newer.content) for _, older, newer in closest])
+        sure = [pair for pair, newer_answers in zip(closest, verdicts or ()) if newer_answers]
         if not sure:
             return set()
         try:
-            judged = self._judged_pairs(judge, sure, {r.id: r for r in rows})
+            judged = self._judged_pairs(judge, sure)
         except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
             log_event("context_precedence_guard_failed", level=logging.WARNING, error=repr(error))
             return set()
         return {pair.candidate.memory_id for pair in judged
                 if pair.relation.label in ("UPDATE", "DUPLICATE") and not pair.overruled}
 
-    def _close_pairs(self, rows: Sequence[MemoryRow],
-                     may_be_newer: Callable[[MemoryRow], bool]) -> list[tuple[float, MemoryRow, MemoryRow]]:
-        """(cosine, older, newer) for each pair of these memories in one namespace, in time order, at a cosine of
-        IMPORT_CANDIDATE_FLOOR or more and with a newer one `may_be_newer` accepts; closest first."""
-        pairs: list[tuple[float, MemoryRow, MemoryRow]] = []
-        for namespace in dict.fromkeys(r.namespace for r in rows):
-            same = [r for r in rows if r.namespace == namespace]
-            vectors = self._vectors.vectors_of(namespace, [r.id for r in same])
-            newer_ones = [r for r in same if may_be_newer(r)]
-            pairs += [(cosine, older, newer) for older in same for newer in newer_ones
-                      if newer.created_at > older.created_at and older.id in vectors and newer.id in vectors
-                      and (cosine := float(vectors[older.id] @ vectors[newer.id])) >= IMPORT_CANDIDATE_FLOOR]
-        return sorted(pairs, key=lambda p: -p[0])
-
-    def _judged_pairs(self, judge: RelationJudge, pairs: Sequence[tuple[float, MemoryRow, MemoryRow]],
-                      known: dict[str, MemoryRow]) -> list[JudgedPair]:
+    def _judged_pairs(self, judge: RelationJudge, pairs: Sequence[ClosePair]) -> list[JudgedPair]:
         """The relation judge's reading of each (cosine, older, newer) pair, with all its checks, in one call: the
         newer memory read as a new text against the older, whose earlier versions it is given."""
+        known = {older.id: older for _, older, _ in pairs}
         return judge.judge_pairs([
             (newer.content, self._with_earlier_versions(
                 older.namespace, [DedupCandidate(older.id, older.content, cosine)], known)[0])
             for cosine, older, newer in pairs])
 
-    def updated_among(self, rows: Sequence[MemoryRow]) -> set[str]:
-        """The ids of those memories that a newer one among them wholly updates, read as import reads a record
-        against its neighbours: the relation judge with all its checks, a sure UPDATE no check overruled. Import reads
-        a record against its IMPORT_PAIRS nearest memories only, so an update of a memory further away stays unlinked;
-        a context that shows both leaves the older out. A newer memory that is linked to what it updates already (it
-        superseded a memory, or revises one in part) is not read again: one record replaces one statement, as import
-        has it, and the judge reads another holder's change ("brams feet grew again, hes a 33 now", which superseded
-        Bram's old size) as a sure update of the user's own fact ("My shoe size is 43 EU"). The closest
-        CONTEXT_UPDATE_PAIRS pairs at a cosine of IMPORT_CANDIDATE_FLOOR or more are read, in one model call; without
-        the relation model, or if it fails, none."""
+    def updated_among(self, pairs: Sequence[ClosePair]) -> set[str]:
+        """The ids of the older memories of those `close_pairs` that their newer memory wholly updates, read as import
+        reads a record against its neighbours: the relation judge with all its checks, a sure UPDATE no check
+        overruled. Import reads a record against its IMPORT_PAIRS nearest memories only, so an update of a memory
+        further away stays unlinked; a context that shows both leaves the older out. A pair whose newer memory is
+        linked to what it updates already (it superseded a memory, or revises one in part) is not read: one record
+        replaces one statement, as import has it, and the judge reads another holder's change ("brams feet grew
+        again, hes a 33 now", which superseded Bram's old size) as a sure update of the user's own fact ("My shoe
+        size is 43 EU"). The closest CONTEXT_UPDATE_PAIRS such pairs are read, in one model call; without the
+        relation model, or if it fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
-        if not isinstance(judge, RelationJudge) or len(rows) < 2:
+        if not isinstance(judge, RelationJudge) or not pairs:
             return set()
-        pairs = self._close_pairs(rows, lambda newer: not self._updated_ids(newer.namespace, newer.id, newer))
+        linked: dict[str, bool] = {}
+        for _, _, newer in pairs:
+            if newer.id not in linked:
+                linked[newer.id] = bool(self._updated_ids(newer.namespace, newer.id, newer))
+        unlinked = [pair for pair in pairs if not linked[pair[2].id]]
         try:
-            judged = self._judged_pairs(judge, pairs[:CONTEXT_UPDATE_PAIRS], {r.id: r for r in rows})
+            judged = self._judged_pairs(judge, unlinked[:CONTEXT_UPDATE_PAIRS])
         except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
             log_event("context_update_check_failed", level=logging.WARNING, error=repr(error))
             return set()
