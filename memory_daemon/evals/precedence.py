@@ -22,11 +22,20 @@ VALIDATION_OF = {"precedence": VALIDATION, "partial": PARTIAL_VALIDATION}
 FIELDS = ("question", "older", "newer", "label")
 
 
+ANSWERS = {"older": "OLDER", "newer": "NEWER"}  # a family file's `answer` (models/partial/data/BRIEF_2.md) as a label
+
+
 def load_pairs(path: Path) -> list[dict]:
-    """Every line of a {question, older, newer, label[, kind, other, family]} JSONL; the label is OLDER or NEWER.
-    Bad JSON, a missing field or another label is an error naming the line."""
+    """Every line of a {question, older, newer, label[, kind, other, family]} JSONL; the label is OLDER or NEWER. A
+    line of a family file (`answer` "older" or "newer" instead of a label, as the partial-update reader's families
+    and test splits are written) is read as that label. Bad JSON, a missing field or another label is an error naming
+    the line."""
     pairs = []
     for number, row in json_objects_in(path):
+        if "label" not in row and "answer" in row:
+            if row["answer"] not in ANSWERS:
+                raise ValueError(f"{path}:{number}: unknown answer {row['answer']!r}; use {list(ANSWERS)}")
+            row = {**row, "label": ANSWERS[row["answer"]]}
         missing = [f for f in FIELDS if not isinstance(row.get(f), str)]
         if missing:
             raise ValueError(f"{path}:{number}: needs text fields {', '.join(FIELDS)}; missing {', '.join(missing)}")
