@@ -105,6 +105,8 @@ FROZEN = {
     "heldout_31/timelines_test_31.jsonl": "103505aefdad0ea5f9bcc37872580f372aed64a893cce6b4e9d10e628e64f233",
     # Session 47: a fifteenth fresh helper, the same kinds, frozen unscored and unread after v29 was scored (D3).
     "heldout_32/timelines_test_32.jsonl": "610209a3bd6eeff2a1ef03b8e33959a6a6e71ac91f772bf31bcef6e7f4ce748f",
+    # Session 49: a sixteenth fresh helper, the same kinds, frozen unscored and unread before R6 was trained.
+    "heldout_33/timelines_test_33.jsonl": "8d3acf5acdd4a2e625eceda8c925f2b4779ace3ae9f02caa2309240146abcab8",
     # Session 43: a fresh helper (the partial-update brief, models/partial/data/DATASET.md), frozen before the
     # partial-update reader was trained; scored once at the end of session 43.
     "partial/partial_test.jsonl": "c12c07ba4c03f9d9a27ce9633ba081667183c43a00f9ebc4a79c8cd333d621e8",
