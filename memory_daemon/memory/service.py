@@ -289,6 +289,7 @@ class MemoryService:
             self._holder_readings.statements if self._holder_readings is not None else None,
             activation.precedence if activation is not None and activation.settings.precedence_model else None,
             activation.partial_updates if activation is not None and activation.settings.partial_model else None,
+            self.newer_answering if activation is not None and activation.settings.precedence_model else None,
         )
 
     @property
@@ -575,8 +576,18 @@ class MemoryService:
         return sorted(pairs, key=lambda p: -p[0])
 
     def answered_by_newer(self, question: str, pairs: Sequence[ClosePair]) -> set[str]:
-        """The ids of the older memories of those `close_pairs` whose newer memory answers `question` now: the
-        precedence model is sure of it, and the relation judge, reading the same pair without the question, reads the
+        """The ids of the older memories of those `close_pairs` whose newer memory answers `question` now
+        (`answering_pairs`)."""
+        return {older.id for older, _ in self.answering_pairs(question, pairs)}
+
+    def newer_answering(self, question: str, rows: Sequence[MemoryRow]) -> list[tuple[str, str]]:
+        """(older id, newer id) for each close pair of these memories whose newer memory answers `question` now
+        (`answering_pairs`): search's reading of its best hits."""
+        return [(older.id, newer.id) for older, newer in self.answering_pairs(question, self.close_pairs(rows))]
+
+    def answering_pairs(self, question: str, pairs: Sequence[ClosePair]) -> list[tuple[MemoryRow, MemoryRow]]:
+        """(older, newer) for those `close_pairs` whose newer memory answers `question` now: the precedence model is
+        sure of it, and the relation judge, reading the same pair without the question, reads the
         newer as an update (or a restatement) of the older that none of its checks overruled. Not a partial update,
         whose older memory still answers what the newer left ("Checkout service config: timeout 600 ms, 2 retries"
         beside "we raised the checkout timeout to 1200 ms", for the retries; the partial-update reader decides
@@ -586,19 +597,19 @@ class MemoryService:
         closest pairs are read in one call; without either model, or if one fails, none."""
         judge = self._activation.dedup if self._activation is not None else None
         if not isinstance(judge, RelationJudge) or not self._activation.settings.precedence_model or not pairs:
-            return set()
+            return []
         closest = list(pairs[:CONTEXT_PRECEDENCE_PAIRS])
         verdicts = self._activation.precedence(question, [(older.content, newer.content) for _, older, newer in closest])
         sure = [pair for pair, newer_answers in zip(closest, verdicts or ()) if newer_answers]
         if not sure:
-            return set()
+            return []
         try:
             judged = self._judged_pairs(judge, sure)
-        except Exception as error:  # noqa: BLE001 - a failing model never fails a compile_context
-            log_event("context_precedence_guard_failed", level=logging.WARNING, error=repr(error))
-            return set()
-        return {pair.candidate.memory_id for pair in judged
-                if pair.relation.label in ("UPDATE", "DUPLICATE") and not pair.overruled}
+        except Exception as error:  # noqa: BLE001 - a failing model never fails a search or a compile_context
+            log_event("precedence_guard_failed", level=logging.WARNING, error=repr(error))
+            return []
+        return [(older, newer) for (_, older, newer), pair in zip(sure, judged, strict=True)
+                if pair.relation.label in ("UPDATE", "DUPLICATE") and not pair.overruled]
 
     def _judged_pairs(self, judge: RelationJudge, pairs: Sequence[ClosePair]) -> list[JudgedPair]:
         """The relation judge's reading of each (cosine, older, newer) pair, with all its checks, in one call: the

@@ -57,6 +57,9 @@ Relevance = Callable[[str, Sequence[str]], "list[float] | None"]
 # (question, [(older text, newer text)]) -> for each pair, True when the newer answers the question now, False when the
 # older does, None when the model is not sure; None for all when no model can say
 Precedence = Callable[[str, Sequence[tuple[str, str]]], "list[bool | None] | None"]
+# (question, memories) -> (older id, newer id) for each pair of them whose newer memory answers the question now, by
+# the precedence model sure of it and the relation judge reading an update (MemoryService.newer_answering); [] for none
+UpdateReading = Callable[[str, Sequence[MemoryRow]], "list[tuple[str, str]]"]
 # text -> whose fact it states (preprocessing.holders), or None when no parser can say
 HolderReading = Callable[[str], Holders | None]
 # memories -> whose fact each states, by the parse and the holder model (read when it was written and kept, or read
@@ -290,6 +293,27 @@ def revisions_above_revised(final: dict[str, float], rows: dict[str, MemoryRow],
     return readings
 
 
+def newer_above_older(final: dict[str, float], rows: dict[str, MemoryRow], text: str, read_updates: UpdateReading,
+                      depth: int, decided: dict[str, float]) -> dict[str, float]:
+    """An update import left unlinked ("choir is at the oakfield school gym from now on" beside "The choir rehearses at
+    St. Aidan's church hall"): the best `depth` current hits are read as compile_context reads its memories
+    (`read_updates`: the closest pair in time order, by the precedence model with the question and the relation judge
+    without it), and where both say the newer memory answers now, it is placed just above the older one. Hits the
+    partial-update reader decided (`decided`) are not read. Returns 1.0 for each newer memory read so and 0.0 for its
+    older one ({} when none was)."""
+    current = [m for m in final if not rows[m].superseded_by]
+    top = [m for m in heapq.nlargest(depth, current, key=lambda m: (final[m], rows[m].created_at.timestamp(), m))
+           if m not in decided]
+    if len(top) < 2:
+        return {}
+    readings: dict[str, float] = {}
+    for older, newer in read_updates(text, [rows[m] for m in top]):
+        readings[newer], readings[older] = 1.0, 0.0
+        if final[newer] <= final[older]:
+            final[newer] = math.nextafter(final[older], math.inf)
+    return readings
+
+
 def ordered_by_precedence(final: dict[str, float], rows: dict[str, MemoryRow], text: str, precedence: Precedence,
                           depth: int, relevant: Callable[[Sequence[str]], "set[str] | None"]) -> dict[str, float]:
     """The best `depth` current hits read in pairs, each pair in time order, by the precedence model: which of the two
@@ -335,7 +359,7 @@ class HybridRetriever:
                  graph_neighbours: Neighbours | None = None,
                  relevance: Relevance | None = None, holders: HolderReading | None = None,
                  statements: StatementReading | None = None, precedence: Precedence | None = None,
-                 partial_reader: Precedence | None = None) -> None:
+                 partial_reader: Precedence | None = None, update_reading: UpdateReading | None = None) -> None:
         self._row_cache = rows
         self._lexical = lexical
         self._vectors = vectors
@@ -347,6 +371,7 @@ class HybridRetriever:
         self._statements = statements  # whose fact each memory states, kept from when it was written
         self._precedence = precedence  # which of two memories, in time order, answers a question now
         self._partial_reader = partial_reader  # of a memory and its partial update, which the question asks about
+        self._update_reading = update_reading  # of two hits, is the newer an update that answers the question now
         self._spare = SpareThread("cortexd-dense")  # the dense signal, beside the lexical one
 
     def search(self, query: SearchQuery) -> list[ScoredMemory]:
@@ -420,6 +445,12 @@ class HybridRetriever:
                                        self._partial_reader if asked_now and not query.signals else None)
         if read:
             found["partial"] = read
+        if self._update_reading is not None and query.rerank and not query.signals and asked_now \
+                and self._settings.update_reading_depth > 1:
+            updates = newer_above_older(final, rows, query.text, self._update_reading,
+                                        self._settings.update_reading_depth, found.get("partial", {}))
+            if updates:
+                found["update"] = updates
         if self._precedence is not None and query.rerank and not query.signals and asked_now \
                 and self._settings.precedence_depth > 1:
             wins = ordered_by_precedence(final, rows, query.text, self._precedence, self._settings.precedence_depth,
