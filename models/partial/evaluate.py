@@ -22,7 +22,14 @@ from memory_daemon.evals.precedence import at_sure as decided_at_sure  # noqa: E
 from preprocessing.precedence_model import PrecedenceModel  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
 
-TEST = REPO / "tests" / "data" / "partial" / "partial_test.jsonl"
+# The frozen test splits, each written by a fresh helper before the reader it first checked was trained, and how.
+TESTS = {
+    "test": (REPO / "tests" / "data" / "partial" / "partial_test.jsonl",
+             "written by a fifth fresh helper from session 43's brief (`data/DATASET.md`) before any training"),
+    "test_2": (REPO / "tests" / "data" / "partial_2" / "partial_test_2.jsonl",
+               "written by a fresh helper from brief 2 (`data/BRIEF_2.md`, session 48) before brief 2's families were "
+               "trained on"),
+}
 SURE_STEP = 0.001
 # The share of the val pairs decided (sure either way) that may be decided wrongly. The precedence model's 3 % finds no
 # `sure` for this model (at 0.997 it still decides 3 of 41 wrongly); its sure mistakes are a related detail of the same
@@ -40,32 +47,32 @@ def at_sure(pairs: list[dict], newer: list[float], sure: float) -> dict:
     return {label: decided_at_sure(chosen, scores, sure) for label, (chosen, scores) in by_label.items()}
 
 
-def test_split(model: PrecedenceModel, sure: float) -> dict:
-    rows = [json.loads(line) for line in TEST.read_text(encoding="utf-8").splitlines() if line.strip()]
+def test_split(model: PrecedenceModel, sure: float, path: Path) -> dict:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     pairs = [{"question": r["question"], "older": r["older"], "newer": r["newer"], "family": r["family"],
               "kind": "partial", "other": "test", "label": "NEWER" if r["answer"] == "newer" else "OLDER"} for r in rows]
     scores = model_scores(model, pairs)
-    return {"file": str(TEST.relative_to(REPO)), "sha256": sha256_of(TEST), **summarise(pairs, scores),
+    return {"file": str(path.relative_to(REPO)), "sha256": sha256_of(path), **summarise(pairs, scores),
             "at_sure": at_sure(pairs, scores, sure)}
 
 
 def write_report(manifest: dict, path: Path) -> None:
     m, training = manifest["metrics"], manifest["training"]
     rows = [("val, int8 (shipped)", m["val"]["int8"])] + ([("val, fp32", m["val"]["fp32"])] if "fp32" in m["val"] else [])
-    if "test" in m:
-        rows.append(("**test (held-out, scored once)**", m["test"]))
+    scored = [name for name in TESTS if name in m]
+    rows += [(f"**{name} (held-out, scored once)**", m[name]) for name in scored]
     table = "\n".join(f"| {name} | {r['pairs']} | {r['accuracy']:.3f} | {r['always_newer_accuracy']:.3f} |"
                       for name, r in rows)
-    decided = [("val, int8", m["val_at_sure"])] + ([("test", m["test"]["at_sure"])] if "test" in m else [])
+    decided = [("val, int8", m["val_at_sure"])] + [(name, m[name]["at_sure"]) for name in scored]
     sure_rows = "\n".join(f"| {name} | {label} | {v['right']} | {v['wrong']} | {v['not_sure']} |"
                           for name, by_label in decided for label, v in sorted(by_label.items()))
     sources = "\n".join(f"| {s['set']} | `{s['file']}` | {s['families']} | {s['pairs']} |"
                         for s in json.loads((HERE / "data" / "sources.json").read_text(encoding="utf-8")))
     history = "\n".join(f"| {h['epoch']} | {h['train_loss']:.4f} | {h['val_accuracy']:.4f} | {h['seconds']:.0f} |"
                         for h in training["history"])
-    test_line = (f"Test split: `{m['test']['file']}`, sha256 `{m['test']['sha256']}`, written by a fifth fresh helper "
-                 "from the same brief before any training, frozen, scored once." if "test" in m else
-                 "The test split (`tests/data/partial/`) is frozen and not yet scored.")
+    test_line = " ".join(
+        f"{name}: `{m[name]['file']}`, sha256 `{m[name]['sha256']}`, {how}, frozen, scored once." if name in m else
+        f"{name}: `{path.relative_to(REPO)}`, {how}, frozen and not yet scored." for name, (path, how) in TESTS.items())
     path.write_text(f"""# Partial-update reader: fine-tuned MiniLM cross-encoder (int8 ONNX)
 
 Reads (question, older memory, newer memory) where the newer one changed one detail of the older one (a partial
@@ -126,7 +133,8 @@ train labels {training['train_labels']}; selection: {training['selection']}; bes
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--fp32", help="the fp32 ONNX export, to compare with the shipped int8 file")
-    p.add_argument("--test", action="store_true", help="score the frozen test split too (once, at the end)")
+    p.add_argument("--test", action="append", choices=sorted(TESTS), default=[],
+                   help="score this frozen test split too (once, at the end; repeatable)")
     args = p.parse_args(argv)
     model, pairs, int8, val = val_figures(HERE, VALIDATION, args.fp32)
     manifest_path = HERE / "manifest.json"
@@ -136,15 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     manifest["sure_rule"] = (f"lowest on a {SURE_STEP} grid with at most {MAX_WRONG_DECIDED:.1%} of the val pairs "
                              "decided (sure either way) decided wrongly (int8)")
     metrics = {"val": val, "val_at_sure": at_sure(pairs, int8, sure), "latency_ms": latency(model, pairs, per_call=1)}
-    if args.test:
-        metrics["test"] = test_split(model, sure)
-    elif "test" in manifest.get("metrics", {}):
-        metrics["test"] = manifest["metrics"]["test"]
+    for name, (path, _) in TESTS.items():
+        if name in args.test:
+            metrics[name] = test_split(model, sure, path)
+        elif name in manifest.get("metrics", {}):
+            metrics[name] = manifest["metrics"][name]
     manifest["metrics"] = metrics
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     write_report(manifest, HERE / "REPORT.md")
     print(json.dumps({"sure": sure, "val_int8": val["int8"]["accuracy"], "val_at_sure": metrics["val_at_sure"],
-                      "test": {k: metrics["test"][k] for k in ("accuracy", "at_sure")} if "test" in metrics else None,
+                      **{name: {k: metrics[name][k] for k in ("accuracy", "at_sure")} for name in TESTS if name in metrics},
                       "latency": metrics["latency_ms"]}))
     return 0
 
