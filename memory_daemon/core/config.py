@@ -128,8 +128,8 @@ class RetrievalSettings(BaseModel):
     precedence_depth: int = Field(0, ge=0, le=10)
     # search_memory reads the closest pair of this many best current hits as compile_context reads its memories (the
     # precedence model with the question, the relation judge without it) and places the newer just above the older
-    # where both say it answers now (README, Quality, "Session 49, S"). Under 2: off, the default until it passes its bar.
-    update_reading_depth: int = Field(0, ge=0, le=10)
+    # where both say it answers now (README, Quality, "Session 49, S"). Under 2: off.
+    update_reading_depth: int = Field(3, ge=0, le=10)
     # Of this many best current hits, one that states its fact of another holder than the query's ("The platform
     # team's standup moved to 10:15" for "what time is my standup?") keeps holder_factor of its fused score (1: off).
     holder_depth: int = Field(5, ge=0, le=50)
