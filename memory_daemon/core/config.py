@@ -70,9 +70,10 @@ class ActivationSettings(BaseModel):
     relevance_model: bool = True
     # the precedence model, which reads which of two memories answers a question now: compile_context leaves out the
     # older of its closest pair where the model is sure the newer answers the task and the relation judge reads the
-    # pair as an update no check overruled (README, Quality, "Session 47, D3"), and search orders its best current hits
-    # by it when [retrieval] precedence_depth is 2 or more (0 by default: no ordering has passed its bar, "Session
-    # 41"). Off: neither, and the model is not loaded.
+    # pair as an update no check overruled (README, Quality, "Session 47, D3"); search reads the closest pair of its
+    # best current hits the same way ([retrieval] update_reading_depth, "Session 49, S"), and orders them by the model
+    # alone when [retrieval] precedence_depth is 2 or more (0 by default: no such ordering has passed its bar,
+    # "Session 41"). Off: none of these, and the model is not loaded.
     precedence_model: bool = True
     # search and compile_context read, for a partial update beside the memory it revises, whether the question asks
     # what the update changed or what it left, with the partial-update reader (else by the cosine margin alone)

@@ -66,8 +66,8 @@ SECOND_UPDATE_MARGIN = 0.05  # a second older memory this close to the best is u
 RETURN_SIMILARITY = DedupThresholds().related_similarity - UPDATE_MARGIN
 IMPORT_PAIRS = 4  # an imported record is read against its four nearest memories: imports are bulk work
 CONTEXT_UPDATE_PAIRS = 1  # the pair of a context's memories read for an update import left unlinked (11 ms a pair here)
-# The closest pair of a context's memories the precedence model reads with the task: three took compile_context's
-# p50 at 100,000 memories from 26 to 43 ms (README, Quality, "Session 46, D").
+# The closest pair of a context's memories (or of search's best hits) the precedence model reads with the task: three
+# took compile_context's p50 at 100,000 memories from 26 to 43 ms (README, Quality, "Session 46, D").
 CONTEXT_PRECEDENCE_PAIRS = 1
 ClosePair = tuple[float, MemoryRow, MemoryRow]  # (cosine, older, newer): two memories of a namespace in time order
 IMPORT_UPDATE_SIMILARITY = 0.85  # an imported record that states no change updates only a near-paraphrase
