@@ -29,7 +29,7 @@ def _scenario(name: str, kind: str, question: str, answer: str) -> dict:
 
 
 def test_set_numbers_reads_ranges_and_lists():
-    assert _tool().set_numbers("11-13,20") == [11, 12, 13, 20]
+    assert _tool().parse_positions("11-13,20") == [11, 12, 13, 20]
 
 
 def test_each_linked_pair_is_labelled_by_the_memory_that_answers(tmp_path):

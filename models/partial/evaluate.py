@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE.parent / "precedence"))
 
 # models/precedence is first on sys.path: `evaluate` is its evaluate.py (the same pair model and `sure` rule)
 from evaluate import choose_sure, latency, val_figures  # noqa: E402
-from memory_daemon.evals.precedence import PARTIAL_VALIDATION as VALIDATION, model_scores, summarise  # noqa: E402
+from memory_daemon.evals.precedence import PARTIAL_VALIDATION as VALIDATION, load_pairs, model_scores, summarise  # noqa: E402
 from memory_daemon.evals.precedence import at_sure as decided_at_sure  # noqa: E402
 from preprocessing.precedence_model import PrecedenceModel  # noqa: E402
 from preprocessing.registry import sha256_of  # noqa: E402
@@ -48,9 +48,7 @@ def at_sure(pairs: list[dict], newer: list[float], sure: float) -> dict:
 
 
 def test_split(model: PrecedenceModel, sure: float, path: Path) -> dict:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    pairs = [{"question": r["question"], "older": r["older"], "newer": r["newer"], "family": r["family"],
-              "kind": "partial", "other": "test", "label": "NEWER" if r["answer"] == "newer" else "OLDER"} for r in rows]
+    pairs = [{**pair, "kind": "partial", "other": "test"} for pair in load_pairs(path)]
     scores = model_scores(model, pairs)
     return {"file": str(path.relative_to(REPO)), "sha256": sha256_of(path), **summarise(pairs, scores),
             "at_sure": at_sure(pairs, scores, sure)}

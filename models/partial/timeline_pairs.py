@@ -20,18 +20,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
 
+from memory_daemon.evals.locomo_data import parse_positions  # noqa: E402  ("11-29" or "11,14,20" -> the numbers)
 from memory_daemon.evals.retrieval import exported_memories, read_jsonl  # noqa: E402
 from memory_daemon.evals.timelines import imported_scenarios  # noqa: E402
 from memory_daemon.store.memories import PARTIAL_UPDATE_KEY  # noqa: E402
-
-
-def set_numbers(spec: str) -> list[int]:
-    """"11-29" or "11,14,20" (or both, comma-separated) -> the set numbers."""
-    numbers: list[int] = []
-    for part in spec.split(","):
-        first, _, last = part.strip().partition("-")
-        numbers += range(int(first), int(last or first) + 1)
-    return numbers
 
 
 def linked_pairs(client, timeline: dict, label: str) -> list[dict]:
@@ -64,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="the JSONL file to write")
     args = p.parse_args(argv)
     try:
-        numbers = set_numbers(args.sets)
+        numbers = parse_positions(args.sets)
     except ValueError:
         p.error(f"--sets {args.sets!r}: give set numbers like 11-29 or 11,14,20")
     paths = {n: REPO / "tests" / "data" / f"heldout_{n}" / f"timelines_test_{n}.jsonl" for n in numbers}
